@@ -1,0 +1,55 @@
+"""gpuops' DirectML-style descriptor model: pure Python over numpy and ml_dtypes.
+
+Enums with DirectML's numbering, ``TensorDesc``, one descriptor dataclass per operator
+(generated from the op table), the capability tables and ``validate``. Never imports
+``cupy`` or ``gpuops``.
+"""
+
+from __future__ import annotations
+
+from .capabilities import OperatorSupport, TensorSupport, dtype_combinations, operator_support
+from .descs import DESC_CLASSES, OperatorDesc, ScaleBias, desc_class
+from .enums import (
+    AxisDirection,
+    DataType,
+    ExecutionFlags,
+    FeatureLevel,
+    IsInfinityMode,
+    ReduceFunction,
+    RoundingMode,
+    TensorFlags,
+)
+from .errors import DescriptorError
+from .optable import ROWS, OperatorType, row_of
+from .tensor import TensorDesc, calc_buffer_tensor_size, packed_strides
+from .validate import validate
+
+for _cls in DESC_CLASSES.values():
+    globals()[_cls.__name__] = _cls
+
+__all__ = [
+    "ROWS",
+    "AxisDirection",
+    "DataType",
+    "DescriptorError",
+    "ExecutionFlags",
+    "FeatureLevel",
+    "IsInfinityMode",
+    "OperatorDesc",
+    "OperatorSupport",
+    "OperatorType",
+    "ReduceFunction",
+    "RoundingMode",
+    "ScaleBias",
+    "TensorDesc",
+    "TensorFlags",
+    "TensorSupport",
+    "calc_buffer_tensor_size",
+    "desc_class",
+    "dtype_combinations",
+    "operator_support",
+    "packed_strides",
+    "row_of",
+    "validate",
+    *(c.__name__ for c in DESC_CLASSES.values()),
+]

@@ -1,0 +1,84 @@
+"""Operator descriptor dataclasses, one per op-table row, named after DirectML's structs.
+
+``DML_ELEMENT_WISE_ADD_OPERATOR_DESC`` becomes ``ElementWiseAddOperatorDesc`` with fields
+``a_tensor``, ``b_tensor``, ``output_tensor`` (DirectML's names in snake_case and order).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from .optable import ROWS, OperatorType, row_of
+from .schema import FieldKind, OpRow
+from .tensor import TensorDesc
+
+__all__ = ["DESC_CLASSES", "OperatorDesc", "ScaleBias", "desc_class"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScaleBias:
+    """``DML_SCALE_BIAS``: applied to the input before the operator, ``f(x * scale + bias)``."""
+
+    scale: float = 1.0
+    bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("scale", "bias"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+                from .errors import DescriptorError
+
+                raise DescriptorError(f"ScaleBias.{name} must be a number (got {v!r})", name)
+            object.__setattr__(self, name, float(v))
+
+
+class OperatorDesc:
+    """Base of every operator descriptor: ``operator_type`` and the tensors in binding order."""
+
+    __slots__ = ()
+    operator_type: ClassVar[OperatorType]
+    row: ClassVar[OpRow]
+
+    @property
+    def input_tensors(self) -> tuple[TensorDesc | None, ...]:
+        """The input tensors in DirectML's binding order (None for an absent optional one)."""
+        return tuple(getattr(self, f.name) for f in self.row.input_fields)
+
+    @property
+    def output_tensors(self) -> tuple[TensorDesc, ...]:
+        return tuple(getattr(self, f.name) for f in self.row.output_fields)
+
+
+_FIELD_TYPES: dict[FieldKind, tuple[Any, Any]] = {
+    FieldKind.INPUT_TENSOR: (TensorDesc, dataclasses.MISSING),
+    FieldKind.OUTPUT_TENSOR: (TensorDesc, dataclasses.MISSING),
+    FieldKind.OPTIONAL_INPUT_TENSOR: (TensorDesc | None, None),
+    FieldKind.SCALE_BIAS: (ScaleBias | None, None),
+}
+
+
+def _make_class(row: OpRow) -> type[OperatorDesc]:
+    fields = []
+    for f in row.fields:
+        typ, default = _FIELD_TYPES[f.kind]
+        fields.append((f.name, typ) if default is dataclasses.MISSING else (f.name, typ, dataclasses.field(default=default)))
+    op = OperatorType[row.name]
+    cls = dataclasses.make_dataclass(
+        row.class_name,
+        fields,
+        bases=(OperatorDesc,),
+        namespace={"operator_type": op, "row": row, "__module__": "descriptors"},
+        frozen=True,
+        slots=True,
+    )
+    cls.__doc__ = f"``{row.struct}``: {row.summary}." + (" (gpuops extension)" if row.extension else "")
+    return cls
+
+
+DESC_CLASSES: dict[OperatorType, type[OperatorDesc]] = {OperatorType[r.name]: _make_class(r) for r in ROWS}
+
+
+def desc_class(operator_type: OperatorType | str) -> type[OperatorDesc]:
+    """The descriptor dataclass of an operator type."""
+    return DESC_CLASSES[OperatorType[row_of(operator_type).name]]

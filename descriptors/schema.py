@@ -1,0 +1,210 @@
+"""The vocabulary of the op table: fields, capability tiers and expression sets.
+
+Kept apart from the rows themselves (``optable.py``) so that the row list reads as a table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Mapping
+
+from .enums import DataType, FeatureLevel
+
+__all__ = [
+    "ALL_INT",
+    "Domain",
+    "Exprs",
+    "Field",
+    "FieldKind",
+    "OpRow",
+    "Tier",
+    "types",
+]
+
+_ABBREV = {
+    "F32": DataType.FLOAT32,
+    "F16": DataType.FLOAT16,
+    "F64": DataType.FLOAT64,
+    "BF16": DataType.BFLOAT16,
+    "I64": DataType.INT64,
+    "I32": DataType.INT32,
+    "I16": DataType.INT16,
+    "I8": DataType.INT8,
+    "U64": DataType.UINT64,
+    "U32": DataType.UINT32,
+    "U16": DataType.UINT16,
+    "U8": DataType.UINT8,
+    "BOOL": DataType.BOOL,
+}
+ALL_INT = "I64 I32 I16 I8 U64 U32 U16 U8"
+
+
+def types(spec: str) -> frozenset[DataType]:
+    """``types("F32 F16 all-int")``: the DirectML docs' abbreviations, as a set."""
+    spec = spec.replace("all-int", ALL_INT)
+    return frozenset(_ABBREV[t] for t in spec.split())
+
+
+class FieldKind(enum.Enum):
+    INPUT_TENSOR = "input tensor"
+    OPTIONAL_INPUT_TENSOR = "optional input tensor"
+    OUTPUT_TENSOR = "output tensor"
+    SCALE_BIAS = "scale bias"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Field:
+    """One field of an operator descriptor, in DirectML's order, named in snake_case."""
+
+    name: str
+    kind: FieldKind
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in (FieldKind.INPUT_TENSOR, FieldKind.OPTIONAL_INPUT_TENSOR, FieldKind.OUTPUT_TENSOR)
+
+    @property
+    def is_input(self) -> bool:
+        return self.kind in (FieldKind.INPUT_TENSOR, FieldKind.OPTIONAL_INPUT_TENSOR)
+
+    @property
+    def is_output(self) -> bool:
+        return self.kind is FieldKind.OUTPUT_TENSOR
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tier:
+    """One "DML_FEATURE_LEVEL_X_Y and above" tensor-support table of an operator's doc page.
+
+    ``types`` maps each tensor role to its data types; ``same_type`` lists groups of roles
+    that must share one DataType at this level; ``source`` says where the row was read.
+    """
+
+    since: FeatureLevel
+    dims: tuple[int, int]
+    types: Mapping[str, frozenset[DataType]]
+    same_type: tuple[tuple[str, ...], ...]
+    source: str
+
+    def allows_dims(self, count: int) -> bool:
+        return self.dims[0] <= count <= self.dims[1]
+
+
+class Domain(enum.Enum):
+    """How an operator reads its inputs (which decides the compute type).
+
+    ARITH: numbers; float16/bfloat16 are computed in float32 and rounded once at the end.
+    BITS: raw bit patterns; every type is read as the unsigned integer of its width.
+    LOGICAL: truth values; any nonzero input is true.
+    """
+
+    ARITH = "arith"
+    BITS = "bits"
+    LOGICAL = "logical"
+
+
+NumpyImpl = Callable[..., object]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Exprs:
+    """Per-class expressions of one operator, for CUDA (source text) and NumPy (callables).
+
+    Keys are value classes: ``"float"``, ``"int"`` (signed and unsigned), ``"sint"``,
+    ``"uint"``, ``"bool"`` or ``"any"``; the most specific key wins.
+
+    CUDA expressions read the compute-typed operands ``x`` and ``y`` and may use the types
+    ``T`` (compute type) and ``U`` (unsigned type of at least 32 bits for wrapping integer
+    arithmetic). NumPy callables are ``f(x, y, out)`` writing into ``out``; when
+    ``numpy_ufunc`` names a single ufunc, ``out`` may alias ``x`` or ``y``, otherwise the
+    backend guarantees it does not.
+    """
+
+    cuda: Mapping[str, str]
+    numpy: Mapping[str, NumpyImpl]
+    numpy_single_ufunc: frozenset[str] = frozenset()
+
+    def pick(self, table: Mapping[str, object], cls: str) -> object:
+        for key in _FALLBACK[cls]:
+            if key in table:
+                return table[key]
+        raise KeyError(cls)
+
+    def cuda_for(self, cls: str) -> str:
+        return self.pick(self.cuda, cls)  # type: ignore[return-value]
+
+    def numpy_for(self, cls: str) -> NumpyImpl:
+        return self.pick(self.numpy, cls)  # type: ignore[return-value]
+
+    def is_single_ufunc(self, cls: str) -> bool:
+        return any(k in self.numpy_single_ufunc for k in _FALLBACK[cls] if k in self.numpy)
+
+
+_FALLBACK = {
+    "float": ("float", "any"),
+    "sint": ("sint", "int", "any"),
+    "uint": ("uint", "int", "any"),
+    "bool": ("bool", "any"),
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OpRow:
+    """One operator: everything every layer needs to know about it.
+
+    name: DirectML ``DML_OPERATOR_TYPE`` name without the prefix.
+    struct: DirectML's descriptor struct name (the dataclass name derives from it).
+    fields: the descriptor's fields in DirectML order.
+    domain, exprs, preamble: how it computes (CUDA and NumPy), see :class:`Exprs`.
+    tiers: tensor-support tables per feature level (newest last is not required).
+    extension_types: gpuops extensions per role, accepted at every level the op exists.
+    in_place: DirectML's "supports in-place execution".
+    extension: the operator itself is not DirectML's.
+    summary: the formula, as the docs state it.
+    """
+
+    name: str
+    struct: str
+    fields: tuple[Field, ...]
+    domain: Domain
+    exprs: Exprs
+    tiers: tuple[Tier, ...]
+    summary: str
+    in_place: bool
+    preamble: tuple[str, ...] = ()
+    extension_types: Mapping[str, frozenset[DataType]] = dataclasses.field(default_factory=dict)
+    extension: bool = False
+    family: str = "binary"
+    notes: str = ""
+
+    @property
+    def introduced(self) -> FeatureLevel:
+        return min(t.since for t in self.tiers)
+
+    def tier_at(self, level: FeatureLevel) -> Tier | None:
+        """The newest tier at or below ``level``, or None before the op exists."""
+        eligible = [t for t in self.tiers if t.since <= level]
+        return max(eligible, key=lambda t: t.since) if eligible else None
+
+    @property
+    def tensor_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.is_tensor)
+
+    @property
+    def input_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.is_input)
+
+    @property
+    def output_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.is_output)
+
+    @property
+    def has_scale_bias(self) -> bool:
+        return any(f.kind is FieldKind.SCALE_BIAS for f in self.fields)
+
+    @property
+    def class_name(self) -> str:
+        """``DML_ELEMENT_WISE_ADD_OPERATOR_DESC`` -> ``ElementWiseAddOperatorDesc``."""
+        core = self.struct.removeprefix("DML_").removesuffix("_DESC")
+        return "".join(part.capitalize() for part in core.split("_")) + "Desc"

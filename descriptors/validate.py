@@ -1,0 +1,200 @@
+"""``validate(desc, feature_level)``: every check DirectML's CreateOperator makes, and ours.
+
+Rules (shared/reference/directml.md sections 1.5, 1.7, 9): dimension counts and data types
+per the operator's tier at the level in force; sizes >= 1; strides in elements, one per
+dimension, 0 meaning broadcast (rejected on outputs: gpuops rule, writes would race, as is
+any other output layout that maps two indices to one element); TotalTensorSizeInBytes >=
+DMLCalcBufferTensorSize; alignment 0 or a power of two no smaller than the element;
+at most 2**32 - 1 elements; identical DimensionCount and Sizes across the tensors of an
+element-wise operator; the same DataType where the tier says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .compute import plan_problem
+from .descs import OperatorDesc, ScaleBias
+from .enums import DataType, FeatureLevel, TensorFlags
+from .errors import DescriptorError
+from .optable import row_of
+from .schema import OpRow, Tier
+from .tensor import TensorDesc, calc_buffer_tensor_size
+
+__all__ = ["validate"]
+
+UINT32_MAX = 2**32 - 1
+
+
+def _names(values: object) -> str:
+    return ", ".join(v.name if hasattr(v, "name") else str(v) for v in values)  # type: ignore[attr-defined]
+
+
+class _Checker:
+    def __init__(self, desc: OperatorDesc, level: FeatureLevel, extensions: bool) -> None:
+        self.desc = desc
+        self.row: OpRow = desc.row
+        self.level = level
+        self.extensions = extensions
+        self.where = f"{self.row.name} ({type(desc).__name__})"
+
+    def fail(self, field: str, problem: str, hint: str = "") -> DescriptorError:
+        msg = f"{self.where}: {field} {problem}"
+        if hint:
+            msg += f" ({hint})"
+        return DescriptorError(msg, field)
+
+    def lowest_level(self, accepts: Callable[[Tier], bool]) -> str:
+        for level in FeatureLevel:
+            if level <= self.level:
+                continue
+            tier = self.row.tier_at(level)
+            if tier is not None and accepts(tier):
+                return f"needs {level.name} or later"
+        return "not accepted at any feature level"
+
+    def allowed_types(self, tier: Tier, role: str) -> frozenset[DataType]:
+        allowed = tier.types[role]
+        if self.extensions:
+            allowed = allowed | self.row.extension_types.get(role, frozenset())
+        return allowed
+
+    def tensor(self, tier: Tier, role: str, t: TensorDesc, is_output: bool) -> None:
+        lo, hi = tier.dims
+        n = t.dimension_count
+        if not tier.allows_dims(n):
+            raise self.fail(
+                f"{role}.sizes",
+                f"has {n} dimensions (sizes {t.sizes}); {self.level.name} accepts {lo} to {hi}",
+                self.lowest_level(lambda tr: tr.allows_dims(n)),
+            )
+        allowed = self.allowed_types(tier, role)
+        if t.data_type not in allowed:
+            ordered = sorted(allowed, key=DataType.doc_order)
+            dml_ok = lambda tr: t.data_type in tr.types[role]  # noqa: E731
+            hint = self.lowest_level(dml_ok)
+            if not self.extensions and t.data_type in self.row.extension_types.get(role, frozenset()):
+                hint = "a gpuops extension; this device has extensions turned off"
+            raise self.fail(
+                f"{role}.data_type",
+                f"is {t.data_type.name}, not accepted at {self.level.name}; accepted: {_names(ordered)}",
+                f"{t.data_type.name} {hint}" if not hint.startswith("a gpuops") else hint,
+            )
+        for i, s in enumerate(t.sizes):
+            if s < 1 or s > UINT32_MAX:
+                raise self.fail(f"{role}.sizes", f"has size {s} in dimension {i} (sizes {t.sizes}); sizes must be 1 to 2**32-1")
+        count = math.prod(t.sizes)
+        if count > UINT32_MAX:
+            raise self.fail(f"{role}.sizes", f"holds {count} elements (sizes {t.sizes}); at most 2**32-1 are allowed")
+        if t.strides is not None:
+            if len(t.strides) != n:
+                raise self.fail(
+                    f"{role}.strides", f"has {len(t.strides)} entries for {n} dimensions (strides {t.strides}, sizes {t.sizes})"
+                )
+            for i, st in enumerate(t.strides):
+                if st < 0 or st > UINT32_MAX:
+                    raise self.fail(f"{role}.strides", f"has stride {st} in dimension {i}; strides are UINT, 0 to 2**32-1")
+            if is_output:
+                self.output_layout(role, t)
+        needed = calc_buffer_tensor_size(t.data_type, t.sizes, t.strides)
+        assert t.total_tensor_size_in_bytes is not None
+        if t.total_tensor_size_in_bytes < needed:
+            raise self.fail(
+                f"{role}.total_tensor_size_in_bytes",
+                f"is {t.total_tensor_size_in_bytes}; sizes {t.sizes} strides {t.strides} of {t.data_type.name} "
+                f"need at least {needed} (DMLCalcBufferTensorSize)",
+            )
+        align = t.guaranteed_base_offset_alignment
+        if align and (align & (align - 1) or align < t.data_type.itemsize):
+            raise self.fail(
+                f"{role}.guaranteed_base_offset_alignment",
+                f"is {align}; it must be 0 or a power of two of at least the element size ({t.data_type.itemsize})",
+            )
+        if t.flags & ~TensorFlags.OWNED_BY_DML:
+            raise self.fail(f"{role}.flags", f"is {int(t.flags):#x}; allowed: NONE, OWNED_BY_DML")
+        if is_output and t.flags & TensorFlags.OWNED_BY_DML:
+            raise self.fail(f"{role}.flags", "is OWNED_BY_DML; the flag applies to input tensors only")
+
+    def output_layout(self, role: str, t: TensorDesc) -> None:
+        assert t.strides is not None
+        dims = sorted((st, s, i) for i, (s, st) in enumerate(zip(t.sizes, t.strides, strict=True)) if s > 1)
+        reach = 0  # largest index reachable by the dimensions already seen, plus one
+        for st, s, i in dims:
+            if st == 0:
+                raise self.fail(
+                    f"{role}.strides",
+                    f"has stride 0 in dimension {i} (strides {t.strides}); an output cannot broadcast",
+                )
+            if st < reach:
+                raise self.fail(
+                    f"{role}.strides",
+                    f"{t.strides} with sizes {t.sizes} write some elements twice; output strides must not overlap",
+                )
+            reach = st * (s - 1) + reach
+
+    def run(self) -> None:
+        row, desc = self.row, self.desc
+        if row.extension and not self.extensions:
+            raise self.fail("operator_type", "is a gpuops extension; this device has extensions turned off")
+        tier = row.tier_at(self.level)
+        if tier is None:
+            raise self.fail(
+                "operator_type",
+                f"is not available at {self.level.name}",
+                f"introduced at {row.introduced.name}",
+            )
+        tensors: dict[str, TensorDesc] = {}
+        for f in row.tensor_fields:
+            t = getattr(desc, f.name)
+            if t is None and not f.kind.name.startswith("OPTIONAL"):
+                raise self.fail(f.name, "is required (got None)")
+            if t is not None and not isinstance(t, TensorDesc):
+                raise self.fail(f.name, f"must be a TensorDesc (got {type(t).__name__})")
+            if t is not None:
+                tensors[f.name] = t
+        for f in row.tensor_fields:
+            if f.name in tensors:
+                self.tensor(tier, f.name, tensors[f.name], f.is_output)
+        self.shapes(tensors)
+        for group in tier.same_type:
+            present = [r for r in group if r in tensors]
+            first = present[0]
+            for r in present[1:]:
+                if tensors[r].data_type is not tensors[first].data_type:
+                    raise self.fail(
+                        f"{r}.data_type",
+                        f"is {tensors[r].data_type.name} but {first} is {tensors[first].data_type.name}; "
+                        f"{', '.join(present)} must share one DataType at {self.level.name}",
+                        self.lowest_level(lambda tr, r=r: all(r not in g for g in tr.same_type if first in g)),
+                    )
+        sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
+        if sb is not None and not isinstance(sb, ScaleBias):
+            raise self.fail("scale_bias", f"must be a ScaleBias or None (got {type(sb).__name__})")
+        problem = plan_problem(row, {r: t.data_type for r, t in tensors.items()}, sb is not None)
+        if problem is not None:
+            raise self.fail(problem[0], problem[1])
+
+    def shapes(self, tensors: dict[str, TensorDesc]) -> None:
+        roles = list(tensors)
+        first = roles[0]
+        ref = tensors[first]
+        for r in roles[1:]:
+            t = tensors[r]
+            if t.dimension_count != ref.dimension_count or t.sizes != ref.sizes:
+                raise self.fail(
+                    f"{r}.sizes",
+                    f"must equal {first}.sizes (got {t.sizes} vs {ref.sizes}); element-wise tensors share "
+                    "DimensionCount and Sizes, broadcast with stride 0",
+                )
+
+
+def validate(desc: OperatorDesc, feature_level: FeatureLevel, *, extensions: bool = True) -> None:
+    """Raise :class:`DescriptorError` when ``desc`` is invalid at ``feature_level``.
+
+    ``extensions=False`` holds the descriptor to DirectML's own tables only.
+    """
+    if not isinstance(desc, OperatorDesc):
+        raise DescriptorError(f"validate: expected an operator descriptor (got {type(desc).__name__})", "")
+    row_of(desc.operator_type)
+    _Checker(desc, FeatureLevel(feature_level), extensions).run()

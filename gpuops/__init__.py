@@ -1,0 +1,36 @@
+"""gpuops: DirectML's operator-descriptor model, lowered to CuPy kernels (or run on NumPy).
+
+    >>> import numpy as np, gpuops
+    >>> from descriptors import DataType, TensorDesc, ElementWiseAddOperatorDesc
+    >>> t = TensorDesc(DataType.FLOAT32, (2, 3))
+    >>> dev = gpuops.Device("numpy")
+    >>> op = dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(t, t, t)))
+    >>> a = np.arange(6, dtype=np.float32); out = np.empty(6, np.float32)
+    >>> op.execute([a, a], [out]); out.tolist()
+    [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+"""
+
+from __future__ import annotations
+
+import logging
+
+from descriptors import DescriptorError
+
+from .device import BACKEND_FEATURE_LEVEL, CompiledOperator, Device, Operator
+from .errors import BindingError, UnsupportedError
+from .kernels import build_count
+
+logging.getLogger("gpuops").addHandler(logging.NullHandler())
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BACKEND_FEATURE_LEVEL",
+    "BindingError",
+    "CompiledOperator",
+    "DescriptorError",
+    "Device",
+    "Operator",
+    "UnsupportedError",
+    "build_count",
+]

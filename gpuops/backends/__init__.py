@@ -1,0 +1,1 @@
+"""Execution backends: NumPy (always) and CuPy (imported lazily, only when selected)."""

@@ -1,0 +1,113 @@
+"""The NumPy backend: runs each op-table row's NumPy expression with DirectML semantics.
+
+Fast path: a row whose NumPy expression is one ufunc, on operands already in their compute
+type, runs as a single ufunc call straight on strided views of the bound buffers (NumPy
+handles exact in-place aliasing itself). Every other case (float16/bfloat16 computed in
+float32, raw-bit views, ScaleBias, multi-step expressions) runs over chunks of about
+64 Ki elements so the float32 intermediates stay in cache (shared/reference/performance.md
+3.4, 4.1) and no full-size temporary is ever allocated.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from descriptors import DataType, TensorDesc
+from descriptors.compute import compute_plan
+from descriptors.schema import Domain, OpRow
+
+__all__ = ["NumpyKernel", "strided_view", "pointer"]
+
+CHUNK = 1 << 16
+
+
+def pointer(buf: np.ndarray) -> int:
+    return int(buf.__array_interface__["data"][0])
+
+
+def strided_view(buf: np.ndarray, tensor: TensorDesc) -> np.ndarray:
+    """The tensor read through its sizes and element strides from the buffer's first element."""
+    item = buf.itemsize
+    strides = tuple(s * item for s in tensor.element_strides)
+    return np.ndarray(tensor.sizes, dtype=buf.dtype, buffer=buf, offset=0, strides=strides)
+
+
+def _chunks(shape: tuple[int, ...]) -> Any:
+    """Index tuples that split ``shape`` into blocks of about CHUNK elements."""
+    inner = 1
+    axis = len(shape) - 1
+    while axis > 0 and inner * shape[axis] <= CHUNK:
+        inner *= shape[axis]
+        axis -= 1
+    step = max(1, CHUNK // max(inner, 1))
+    outer = [range(n) for n in shape[:axis]]
+    for head in itertools.product(*outer):
+        for j in range(0, shape[axis], step):
+            yield (*head, slice(j, j + step))
+
+
+class NumpyKernel:
+    """One (row, data types, ScaleBias present) lowering for the NumPy backend."""
+
+    def __init__(self, row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool) -> None:
+        self.row = row
+        self.plan = compute_plan(row, dtypes, has_scale_bias)
+        self.dtypes = dict(dtypes)
+        self.in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+        self.out_role = row.output_fields[0].name
+        self.impl = row.exprs.numpy_for(self.plan.value_class)
+        self.single = row.exprs.is_single_ufunc(self.plan.value_class)
+        self.has_scale_bias = has_scale_bias
+        self.bits = row.domain is Domain.BITS
+        in_np = {r: self.plan.inputs[r].numpy_dtype for r in self.in_roles}
+        self.in_np = in_np
+        self.out_np = self.plan.out_compute.numpy_dtype
+        self.direct = (
+            self.single
+            and not has_scale_bias
+            and all(in_np[r] == dtypes[r].numpy_dtype or self.bits for r in self.in_roles)
+            and (self.out_np == dtypes[self.out_role].numpy_dtype or self.bits)
+        )
+
+    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Sequence[float], aliased: bool) -> None:
+        with np.errstate(all="ignore"):
+            if self.bits:
+                ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
+                out = out.view(self.out_np)
+            if self.direct:
+                self.impl(*ins, out)
+                return
+            self._chunked(ins, out, scalars, aliased)
+
+    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Sequence[float], aliased: bool) -> None:
+        n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
+        ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
+        out_needs_ws = out.dtype != self.out_np or (aliased and not self.single)
+        ws_out = np.empty(n, self.out_np) if out_needs_ws else None
+        sb = (np.float32(scalars[0]), np.float32(scalars[1])) if self.has_scale_bias else None
+        for idx in _chunks(out.shape):
+            o = out[idx]
+            shape, size = o.shape, o.size
+            xs = []
+            for i, (v, r) in enumerate(zip(ins, self.in_roles, strict=True)):
+                part = v[idx]
+                if part.dtype == self.in_np[r] and not (i == 0 and sb is not None):
+                    xs.append(part)
+                    continue
+                w = ws_in[i][:size].reshape(shape)
+                np.copyto(w, part, casting="unsafe")
+                if i == 0 and sb is not None:
+                    np.multiply(w, sb[0], out=w)
+                    np.add(w, sb[1], out=w)
+                xs.append(w)
+            if ws_out is None:
+                self.impl(*xs, o)
+            else:
+                w = ws_out[:size].reshape(shape)
+                self.impl(*xs, w)
+                np.copyto(o, w, casting="unsafe")

@@ -1,0 +1,193 @@
+"""Lowering: an op-table row and its data types become CuPy ``ElementwiseKernel`` source.
+
+Pure string work: no CUDA, no CuPy import. The CUDA expression comes from the row; this
+module adds the typed parameters, the conversions into and out of the compute type (see
+``descriptors.compute``), the preamble helpers and a name that says what the kernel is.
+Descriptor scalars (ScaleBias) are kernel *arguments*, never literals in the source, so
+NaN, infinities and -0.0 reach the GPU bit for bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from descriptors import DataType
+from descriptors.compute import ComputePlan, compute_plan
+from descriptors.cuda_helpers import helper_source
+from descriptors.schema import Domain, OpRow
+
+__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "param_name"]
+
+# CuPy's C names for each dtype (cupy._core._scalar.get_typename).
+C_TYPES: dict[DataType, str] = {
+    DataType.FLOAT32: "float",
+    DataType.FLOAT16: "float16",
+    DataType.BFLOAT16: "bfloat16",
+    DataType.FLOAT64: "double",
+    DataType.INT8: "signed char",
+    DataType.INT16: "short",
+    DataType.INT32: "int",
+    DataType.INT64: "long long",
+    DataType.UINT8: "unsigned char",
+    DataType.UINT16: "unsigned short",
+    DataType.UINT32: "unsigned int",
+    DataType.UINT64: "unsigned long long",
+    DataType.BOOL: "bool",
+}
+# CuPy's parameter-string names (numpy dtype names).
+PARAM_TYPES: dict[DataType, str] = {d: d.numpy_dtype.name for d in DataType}
+
+SCALE, BIAS = "gpuops_scale", "gpuops_bias"
+
+_HEADERS = (
+    "cupy/complex.cuh",
+    "cupy/carray.cuh",
+    "cupy/atomics.cuh",
+    "cupy/math_constants.h",
+    "cupy/float16.cuh",
+    "cupy/bfloat16.cuh",
+)
+
+
+def param_name(role: str) -> str:
+    """Kernel parameter name of a tensor role: ``a_tensor`` -> ``a``."""
+    return role.removesuffix("_tensor")
+
+
+def _wide_unsigned(dt: DataType) -> str:
+    return "unsigned long long" if dt.itemsize == 8 else "unsigned int"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KernelSpec:
+    """The four strings of a CuPy ``ElementwiseKernel`` plus the argument order.
+
+    ``args`` lists the array roles then the scalar names, in ``in_params`` order followed
+    by ``out_params``; the backend calls the kernel with arguments in exactly that order.
+    """
+
+    name: str
+    in_params: str
+    out_params: str
+    operation: str
+    preamble: str
+    input_roles: tuple[str, ...]
+    scalar_params: tuple[str, ...]
+    output_roles: tuple[str, ...]
+    plan: ComputePlan
+
+    @property
+    def source(self) -> str:
+        """A readable listing: what ``CompiledOperator.kernel_source`` returns."""
+        return (
+            f"// gpuops ElementwiseKernel {self.name}\n"
+            f"// in_params:  {self.in_params}\n"
+            f"// out_params: {self.out_params}\n"
+            f"// ---- preamble ----\n{self.preamble.strip()}\n"
+            f"// ---- operation ----\n{self.operation.strip()}\n"
+        )
+
+    def cuda_module(self, ndim: int = 1, c_contiguous: bool = True, index_32_bits: bool = True) -> str:
+        """The full translation unit CuPy would build for this kernel (for NVRTC checks).
+
+        Same shape as CuPy's ``_get_simple_elementwise_kernel_code``: typed ``CArray``
+        parameters, a ``CIndexer``, a ``CUPY_FOR`` loop binding each element by reference.
+        """
+        headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
+        return headers + self.preamble + "\n" + self.kernel_function(ndim, c_contiguous, index_32_bits)
+
+    def kernel_function(self, ndim: int = 1, c_contiguous: bool = True, index_32_bits: bool = True) -> str:
+        """The ``__global__`` function alone (several can share one preamble in a program)."""
+        params: list[str] = []
+        binds: list[str] = []
+        types = self._param_types()
+        flags = f"{ndim}, {int(c_contiguous)}, {int(index_32_bits)}"  # CuPy 14.2: CArray<T, ndim, c_contiguous, use_32bit_indexing>
+        for role in self.input_roles:
+            n, c = param_name(role), C_TYPES[types[role]]
+            params.append(f"CArray<{c}, {flags}> _raw_{n}")
+            binds.append(f"const {c} &{n} = _raw_{n}[_ind.get()];")
+        for s in self.scalar_params:
+            params.append(f"const float {s}")
+        for role in self.output_roles:
+            n, c = param_name(role), C_TYPES[types[role]]
+            params.append(f"CArray<{c}, {flags}> _raw_{n}")
+            binds.append(f"{c} &{n} = _raw_{n}[_ind.get()];")
+        params.append(f"CIndexer<{ndim}, {int(index_32_bits)}> _ind")
+        body = "\n    ".join(binds)
+        return (
+            f'extern "C" __global__ void {self.name}({", ".join(params)}) {{\n'
+            "  #pragma unroll 1\n"
+            "  CUPY_FOR(i, _ind.size()) {\n"
+            "    _ind.set(i);\n"
+            f"    {body}\n"
+            f"    {self.operation.strip()}\n"
+            "  }\n"
+            "}\n"
+        )
+
+    def _param_types(self) -> dict[str, DataType]:
+        out: dict[str, DataType] = {}
+        for chunk in (self.in_params + ", " + self.out_params).split(","):
+            typ, name = chunk.split()
+            for role in self.input_roles + self.output_roles:
+                if param_name(role) == name:
+                    out[role] = DataType.from_numpy(typ)
+        return out
+
+
+def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool) -> str:
+    names = [dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes]
+    unique = list(dict.fromkeys(names))
+    suffix = "_".join(unique)
+    return f"gpuops_{row.name.lower()}_{suffix}" + ("_scalebias" if has_scale_bias else "")
+
+
+def elementwise_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False) -> KernelSpec:
+    """Generate the kernel of ``row`` for tensor data types ``dtypes`` (role -> DataType)."""
+    plan = compute_plan(row, dtypes, has_scale_bias)
+    in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+    out_roles = tuple(f.name for f in row.output_fields)
+    in_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in in_roles]
+    scalars: tuple[str, ...] = (SCALE, BIAS) if has_scale_bias else ()
+    in_params += [f"float32 {s}" for s in scalars]
+    out_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in out_roles]
+
+    t = C_TYPES[plan.compute]
+    lines = [f"typedef {t} T;", f"typedef {_wide_unsigned(plan.compute)} U;"]
+    operand_names = ("x", "y", "z")
+    for i, role in enumerate(in_roles):
+        ct = C_TYPES[plan.inputs[role]]
+        src = param_name(role)
+        if row.domain is Domain.BITS:
+            value = f"gpuops_bitcast<{ct}>({src})"
+        else:
+            value = f"static_cast<{ct}>({src})"
+        if i == 0 and has_scale_bias:
+            value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
+        lines.append(f"const {ct} {operand_names[i]} = {value};")
+    expr = row.exprs.cuda_for(plan.value_class)
+    out = param_name(out_roles[0])
+    oc = C_TYPES[dtypes[out_roles[0]]]
+    if row.domain is Domain.BITS:
+        lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{C_TYPES[plan.out_compute]}>({expr}));")
+    else:
+        lines.append(f"{out} = static_cast<{oc}>({expr});")
+
+    helpers = list(row.preamble)
+    if row.domain is Domain.BITS:
+        helpers.append("bitcast")
+    if has_scale_bias:
+        helpers.append("float_overloads")
+    preamble = helper_source(tuple(dict.fromkeys(helpers)))
+    return KernelSpec(
+        name=_kernel_name(row, dtypes, has_scale_bias),
+        in_params=", ".join(in_params),
+        out_params=", ".join(out_params),
+        operation="\n".join(lines),
+        preamble=preamble,
+        input_roles=in_roles,
+        scalar_params=scalars,
+        output_roles=out_roles,
+        plan=plan,
+    )

@@ -1,0 +1,219 @@
+"""``Device``: DirectML's device, operator and compiled-operator model over NumPy or CuPy.
+
+Pipeline as in DirectML (shared/reference/directml.md section 8): ``create_operator``
+validates the descriptor at the device's feature level (``IDMLDevice::CreateOperator``),
+``compile_operator`` lowers it to a kernel (``CompileOperator``), and
+``CompiledOperator.execute`` binds buffers and runs it (binding table + dispatch in one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from descriptors import (
+    DataType,
+    ExecutionFlags,
+    FeatureLevel,
+    OperatorDesc,
+    OperatorSupport,
+    OperatorType,
+    TensorFlags,
+    operator_support,
+    validate,
+)
+from descriptors.schema import OpRow
+
+from . import kernels
+from .binding import check_bindings
+from .codegen import KernelSpec, elementwise_kernel_spec
+from .errors import BindingError, UnsupportedError
+
+__all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
+
+#: The highest level both backends implement: every operator of the table, every tier.
+BACKEND_FEATURE_LEVEL = FeatureLevel.FL_6_4
+BACKENDS = ("numpy", "cupy")
+
+
+def _cupy_usable() -> bool:
+    from .backends.cupy_backend import is_usable
+
+    return is_usable()
+
+
+class Device:
+    """A device on the ``"numpy"`` or ``"cupy"`` backend at one DirectML feature level.
+
+    ``backend="auto"`` picks ``"cupy"`` when a CUDA device is usable, else ``"numpy"``.
+    ``min_feature_level`` works like ``DMLCreateDevice1``'s (``UnsupportedError`` when the
+    backend cannot provide it); ``max_feature_level`` caps the device, to check an
+    application against an older DirectML. ``extensions=False`` holds the device to
+    DirectML's own tables (no BFLOAT16, BOOL, FLOAT64 arithmetic, extension operators).
+    """
+
+    def __init__(
+        self,
+        backend: str = "auto",
+        min_feature_level: FeatureLevel | str | None = None,
+        max_feature_level: FeatureLevel | str | None = None,
+        *,
+        extensions: bool = True,
+    ) -> None:
+        if backend == "auto":
+            backend = "cupy" if _cupy_usable() else "numpy"
+        if backend not in BACKENDS:
+            raise ValueError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {backend!r})")
+        if backend == "cupy" and not _cupy_usable():
+            raise UnsupportedError(
+                "Device: backend 'cupy' needs CuPy and a usable CUDA device (pip install -e .[cuda12] or .[cuda13])"
+            )
+        level = BACKEND_FEATURE_LEVEL
+        if max_feature_level is not None:
+            level = min(level, FeatureLevel.parse(max_feature_level))
+        if min_feature_level is not None:
+            wanted = FeatureLevel.parse(min_feature_level)
+            if wanted > level:
+                raise UnsupportedError(
+                    f"Device: minimum feature level {wanted.name} is not supported; this device provides "
+                    f"{level.name} (DXGI_ERROR_UNSUPPORTED)"
+                )
+        self.backend: str = backend
+        self.feature_level: FeatureLevel = level
+        self.extensions = extensions
+        if backend == "cupy":
+            from .backends import cupy_backend as impl
+        else:
+            from .backends import numpy_backend as impl  # type: ignore[no-redef]
+        self._impl = impl
+        import numpy
+
+        self._array_type: type = numpy.ndarray
+        if backend == "cupy":
+            import cupy
+
+            self._array_type = cupy.ndarray
+
+    def __repr__(self) -> str:
+        return f"Device(backend={self.backend!r}, feature_level={self.feature_level.name})"
+
+    def supports_data_type(self, data_type: DataType) -> bool:
+        """``DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT``: can tensors of this type be used at all."""
+        dt = DataType(data_type)
+        return self.extensions or not dt.is_extension
+
+    def max_supported_feature_level(self, requested: Iterable[FeatureLevel | str]) -> FeatureLevel:
+        """``DML_FEATURE_FEATURE_LEVELS``: the highest of ``requested`` this device supports."""
+        levels = [FeatureLevel.parse(r) for r in requested]
+        if not levels:
+            raise ValueError("max_supported_feature_level: request at least one feature level")
+        ok = [lv for lv in levels if lv <= self.feature_level]
+        if not ok:
+            raise UnsupportedError(
+                f"max_supported_feature_level: none of {', '.join(lv.name for lv in levels)} is supported "
+                f"(device is at {self.feature_level.name})"
+            )
+        return max(ok)
+
+    def operator_support(self, operator_type: OperatorType | str) -> OperatorSupport:
+        """What ``operator_type`` accepts at this device's level (DirectML cannot answer this)."""
+        return operator_support(operator_type, self.feature_level, extensions=self.extensions)
+
+    def create_operator(self, desc: OperatorDesc) -> Operator:
+        """Validate ``desc`` at the device's feature level; raise ``DescriptorError`` if invalid."""
+        validate(desc, self.feature_level, extensions=self.extensions)
+        return Operator(self, desc)
+
+    def compile_operator(self, operator: Operator, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
+        """Lower the operator to a kernel. Kernels are cached: a descriptor never compiles twice."""
+        if not isinstance(operator, Operator):
+            raise TypeError(f"compile_operator: expected an Operator from create_operator (got {type(operator).__name__})")
+        if operator.device is not self:
+            raise ValueError("compile_operator: the operator was created by another Device")
+        desc = operator.desc
+        for t in (*desc.input_tensors, *desc.output_tensors):
+            if t is not None and t.flags & TensorFlags.OWNED_BY_DML:
+                raise UnsupportedError(
+                    f"{desc.row.name}: OWNED_BY_DML tensors must be bound at initialization; gpuops has no "
+                    "operator initializer, so bind the data at execution without the flag"
+                )
+        return CompiledOperator(self, operator, ExecutionFlags(flags))
+
+
+class Operator:
+    """A validated operator (``IDMLOperator``)."""
+
+    __slots__ = ("desc", "device")
+
+    def __init__(self, device: Device, desc: OperatorDesc) -> None:
+        self.device = device
+        self.desc = desc
+
+    @property
+    def operator_type(self) -> OperatorType:
+        return self.desc.operator_type
+
+    def __repr__(self) -> str:
+        return f"Operator({self.desc.row.name})"
+
+
+def _dtypes(desc: OperatorDesc, row: OpRow) -> dict[str, DataType]:
+    return {f.name: getattr(desc, f.name).data_type for f in row.tensor_fields if getattr(desc, f.name) is not None}
+
+
+class CompiledOperator:
+    """A lowered operator (``IDMLCompiledOperator``): its kernel, its source, ``execute``."""
+
+    def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
+        self.device = device
+        self.operator = operator
+        self.flags = flags
+        desc = operator.desc
+        self.row: OpRow = desc.row
+        self.dtypes = _dtypes(desc, self.row)
+        sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
+        self.scalars: tuple[float, ...] = (sb.scale, sb.bias) if sb is not None else ()
+        has_sb = sb is not None
+        self.spec: KernelSpec = elementwise_kernel_spec(self.row, self.dtypes, has_sb)
+        key = (device.backend, self.row.name, tuple(sorted((k, v.value) for k, v in self.dtypes.items())), has_sb)
+        impl = device._impl
+        if device.backend == "cupy":
+            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(self.spec), lambda: self.spec.source)
+        else:
+            self._kernel = kernels.get_or_build(
+                key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb), lambda: self.spec.source
+            )
+        self._in_roles = tuple(f.name for f in self.row.input_fields)
+        self._out_roles = tuple(f.name for f in self.row.output_fields)
+
+    @property
+    def desc(self) -> OperatorDesc:
+        return self.operator.desc
+
+    @property
+    def kernel_name(self) -> str:
+        return self.spec.name
+
+    @property
+    def kernel_source(self) -> str:
+        """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
+        return self.spec.source
+
+    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
+        impl = self.device._impl
+        desc = self.desc
+        binding = check_bindings(
+            desc, self.row, inputs, outputs, self.device._array_type, impl.pointer, self.device.backend
+        )
+        ins = [impl.strided_view(binding.inputs[r], getattr(desc, r)) for r in self._in_roles if r in binding.inputs]
+        out_role = self._out_roles[0]
+        out = impl.strided_view(binding.outputs[out_role], getattr(desc, out_role))
+        self._kernel.run(ins, out, self.scalars, bool(binding.aliased))
+
+    def __repr__(self) -> str:
+        return f"CompiledOperator({self.row.name}, kernel={self.spec.name}, backend={self.device.backend})"
+
+
+# Re-exported for callers that catch binding problems from this module.
+__all__ += ["BindingError"]

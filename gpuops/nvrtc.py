@@ -1,0 +1,106 @@
+"""Compile generated kernels with NVRTC on a machine without a GPU (or driver).
+
+``cupy.cuda.nvrtc`` answers without a driver; ``cupy.cuda.compiler`` does not (it asks the
+runtime for its version first), so this module calls NVRTC directly
+(shared/reference/nvrtc.md). Headers: CuPy's ``_core/include`` and the CUDA runtime's
+``include`` from the ``nvidia-cuda-runtime`` wheel.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .codegen import KernelSpec, _HEADERS
+
+__all__ = ["NvrtcUnavailable", "compile_specs", "include_dirs", "nvrtc_version"]
+
+ARCH = "compute_90"
+
+
+class NvrtcUnavailable(RuntimeError):
+    """NVRTC or the headers it needs are not installed."""
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def include_dirs() -> list[str]:
+    """CuPy's headers and the CUDA runtime headers (cuda_fp16.h, cuda_bf16.h)."""
+    cupy_dir = _package_dir("cupy")
+    if cupy_dir is None:
+        raise NvrtcUnavailable("cupy is not installed (pip install -e .[nvrtc])")
+    inc = cupy_dir / "_core" / "include"
+    dirs = [str(inc)] + [str(inc / "cupy" / "_cccl" / d) for d in ("libcudacxx", "thrust", "cub")]
+    candidates = []
+    nvidia = _package_dir("nvidia")
+    if nvidia is not None:
+        candidates += [nvidia / "cuda_runtime" / "include", nvidia / "cu13" / "include"]
+    for env in ("CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(env):
+            candidates.append(Path(os.environ[env]) / "include")
+    candidates.append(Path("/usr/local/cuda/include"))
+    for c in candidates:
+        if (c / "cuda_fp16.h").exists():
+            dirs.append(str(c))
+            return dirs
+    raise NvrtcUnavailable("CUDA runtime headers (cuda_fp16.h) not found; install nvidia-cuda-runtime-cu12")
+
+
+def _nvrtc():  # type: ignore[no-untyped-def]
+    try:
+        from cupy.cuda import nvrtc
+    except Exception as exc:  # ImportError, or a missing libnvrtc
+        raise NvrtcUnavailable(f"cupy.cuda.nvrtc is not importable: {exc}") from exc
+    try:
+        nvrtc.getVersion()
+    except Exception as exc:
+        raise NvrtcUnavailable(f"libnvrtc is not loadable: {exc}") from exc
+    return nvrtc
+
+
+def nvrtc_version() -> tuple[int, int]:
+    return tuple(_nvrtc().getVersion())  # type: ignore[return-value]
+
+
+def compile_source(source: str, name: str = "gpuops.cu", arch: str = ARCH) -> str:
+    """Compile one translation unit to PTX; raise RuntimeError with the NVRTC log on failure."""
+    nvrtc = _nvrtc()
+    options = [f"-arch={arch}", "--std=c++17"] + [f"-I{d}" for d in include_dirs()]
+    prog = nvrtc.createProgram(source, name, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(prog, options)
+        except nvrtc.NVRTCError as exc:
+            log = nvrtc.getProgramLog(prog)
+            raise RuntimeError(f"NVRTC failed on {name}: {exc}\n{log}") from None
+        ptx = nvrtc.getPTX(prog)
+        return ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+def batch_source(specs: Sequence[KernelSpec], layouts: Iterable[tuple[int, bool, bool]] = ((1, True, True),)) -> str:
+    """One translation unit holding every spec (all must share one preamble) in each layout."""
+    preambles = {s.preamble for s in specs}
+    if len(preambles) != 1:
+        raise ValueError("batch_source: kernels with different preambles cannot share a program")
+    headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
+    parts = [headers, specs[0].preamble]
+    for ndim, contiguous, idx32 in layouts:
+        for s in specs:
+            fn = s.kernel_function(ndim, contiguous, idx32)
+            fn = fn.replace(f"void {s.name}(", f"void {s.name}_{ndim}d{int(contiguous)}{int(idx32)}(", 1)
+            parts.append(fn)
+    return "\n".join(parts)
+
+
+def compile_specs(specs: Sequence[KernelSpec], name: str = "gpuops_batch.cu") -> str:
+    """Compile kernels sharing a preamble in one NVRTC program: contiguous 1-D and strided 3-D."""
+    return compile_source(batch_source(specs, ((1, True, True), (3, False, False))), name)
