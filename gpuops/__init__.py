@@ -1,13 +1,13 @@
 """gpuops: DirectML's operator-descriptor model, lowered to CuPy kernels (or run on NumPy).
 
-    >>> import numpy as np, gpuops
-    >>> from descriptors import DataType, TensorDesc, ElementWiseAddOperatorDesc
-    >>> t = TensorDesc(DataType.FLOAT32, (2, 3))
-    >>> dev = gpuops.Device("numpy")
-    >>> op = dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(t, t, t)))
-    >>> a = np.arange(6, dtype=np.float32); out = np.empty(6, np.float32)
-    >>> op.execute([a, a], [out]); out.tolist()
-    [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+>>> import numpy as np, gpuops
+>>> from descriptors import DataType, TensorDesc, ElementWiseAddOperatorDesc
+>>> t = TensorDesc(DataType.FLOAT32, (2, 3))
+>>> dev = gpuops.Device("numpy")
+>>> op = dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(t, t, t)))
+>>> a = np.arange(6, dtype=np.float32); out = np.empty(6, np.float32)
+>>> op.execute([a, a], [out]); out.tolist()
+[0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
 """
 
 from __future__ import annotations

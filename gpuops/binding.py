@@ -7,131 +7,160 @@ C-contiguous array of the backend with the tensor's dtype and at least
 element strides from the buffer's first element. An output may be the very same buffer
 (same start, same size) as an input only when the operator supports in-place execution and
 both tensor descriptors are identical; any other overlap involving an output is rejected.
+
+Everything that depends only on the descriptor is computed once per compiled operator
+(:class:`BindingPlan`); a call checks the buffers against it and computes addresses only
+where an alignment is guaranteed or two buffers may overlap.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from descriptors import OperatorDesc, TensorDesc
 from descriptors.schema import OpRow
 
 from .errors import BindingError
 
-__all__ = ["Binding", "check_bindings"]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Binding:
-    """A checked binding: the buffers per role, and which outputs alias which input."""
-
-    inputs: dict[str, Any]
-    outputs: dict[str, Any]
-    aliased: frozenset[str]  # output roles bound to the same buffer as an input
+__all__ = ["BindingPlan", "Slot"]
 
 
 def _describe(buf: object) -> str:
     shape = getattr(buf, "shape", None)
     dtype = getattr(buf, "dtype", None)
-    return f"{type(buf).__module__}.{type(buf).__name__}" + (f"(shape={shape}, dtype={dtype})" if shape is not None else "")
+    name = f"{type(buf).__module__}.{type(buf).__name__}"
+    return name + (f"(shape={shape}, dtype={dtype})" if shape is not None else "")
 
 
-def check_bindings(
-    desc: OperatorDesc,
-    row: OpRow,
-    inputs: Sequence[Any],
-    outputs: Sequence[Any],
-    array_type: type,
-    pointer: Any,
-    backend: str,
-) -> Binding:
-    """Check every buffer against its tensor; return the binding or raise BindingError.
+@dataclasses.dataclass(frozen=True, slots=True)
+class Slot:
+    """One tensor of the operator, with what binding needs to know about it."""
 
-    ``pointer(buf)`` gives the device address of a buffer's first byte.
-    """
-    op = row.name
-    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
-        raise BindingError(f"{op}: inputs must be a list of buffers (got {type(inputs).__name__})")
-    if isinstance(outputs, (str, bytes)) or not isinstance(outputs, Sequence):
-        raise BindingError(f"{op}: outputs must be a list of buffers (got {type(outputs).__name__})")
-    in_fields, out_fields = row.input_fields, row.output_fields
-    if len(inputs) != len(in_fields):
-        raise BindingError(
-            f"{op}: {len(inputs)} input buffers bound; the operator has {len(in_fields)} inputs "
-            f"({', '.join(f.name for f in in_fields)}); pass None for an absent optional tensor"
-        )
-    if len(outputs) != len(out_fields):
-        raise BindingError(
-            f"{op}: {len(outputs)} output buffers bound; the operator has {len(out_fields)} outputs "
-            f"({', '.join(f.name for f in out_fields)})"
-        )
-    spans: dict[str, tuple[int, int]] = {}
-    bound_in: dict[str, Any] = {}
-    bound_out: dict[str, Any] = {}
-    for is_output, fields, bufs, bound in ((False, in_fields, inputs, bound_in), (True, out_fields, outputs, bound_out)):
-        for f, buf in zip(fields, bufs, strict=True):
-            tensor: TensorDesc | None = getattr(desc, f.name)
-            if tensor is None:
-                if buf is not None:
-                    raise BindingError(f"{op}: {f.name} is absent from the descriptor, so its buffer must be None")
-                continue
-            if buf is None:
-                raise BindingError(f"{op}: {f.name} needs a buffer (got None)")
-            if not isinstance(buf, array_type):
+    role: str
+    tensor: TensorDesc | None
+    dtype: np.dtype | None
+    need: int
+    align: int
+
+
+class BindingPlan:
+    """The binding rules of one descriptor on one backend, applied to each ``execute``."""
+
+    def __init__(
+        self,
+        desc: OperatorDesc,
+        row: OpRow,
+        array_type: type,
+        pointer: Callable[[Any], int],
+        may_overlap: Callable[[Any, Any], bool],
+        backend: str,
+    ) -> None:
+        self.op = row.name
+        self.row = row
+        self.array_type = array_type
+        self.pointer = pointer
+        self.may_overlap = may_overlap
+        self.backend = backend
+
+        def slot(role: str) -> Slot:
+            t: TensorDesc | None = getattr(desc, role)
+            if t is None:
+                return Slot(role, None, None, 0, 0)
+            assert t.total_tensor_size_in_bytes is not None
+            return Slot(
+                role, t, t.data_type.numpy_dtype, t.total_tensor_size_in_bytes, t.guaranteed_base_offset_alignment
+            )
+
+        self.inputs = tuple(slot(f.name) for f in row.input_fields)
+        self.outputs = tuple(slot(f.name) for f in row.output_fields)
+        # Output -> inputs it may legally share a buffer with (in place, identical descriptors).
+        self.shareable = {
+            o.role: frozenset(i.role for i in self.inputs if row.in_place and i.tensor == o.tensor)
+            for o in self.outputs
+        }
+
+    def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
+        if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):
+            raise BindingError(f"{self.op}: {what} must be a list of buffers (got {type(bufs).__name__})")
+        if len(bufs) != len(slots):
+            optional = "; pass None for an absent optional tensor" if what == "inputs" else ""
+            raise BindingError(
+                f"{self.op}: {len(bufs)} {what[:-1]} buffers bound; the operator has {len(slots)} {what} "
+                f"({', '.join(s.role for s in slots)}){optional}"
+            )
+        return bufs
+
+    def _buffer(self, s: Slot, buf: Any, is_output: bool) -> None:
+        op = self.op
+        if s.tensor is None:
+            if buf is not None:
+                raise BindingError(f"{op}: {s.role} is absent from the descriptor, so its buffer must be None")
+            return
+        if buf is None:
+            raise BindingError(f"{op}: {s.role} needs a buffer (got None)")
+        at = self.array_type
+        if not isinstance(buf, at):
+            raise BindingError(
+                f"{op}: {s.role} must be bound to a {at.__module__}.{at.__name__} on the {self.backend} backend "
+                f"(got {_describe(buf)})"
+            )
+        flags = buf.flags
+        if not flags.c_contiguous:
+            raise BindingError(f"{op}: {s.role} buffer must be C-contiguous (got strides {buf.strides})")
+        if buf.dtype != s.dtype:
+            raise BindingError(
+                f"{op}: {s.role} buffer has dtype {buf.dtype}; the tensor is {s.tensor.data_type.name} ({s.dtype})"
+            )
+        if buf.nbytes < s.need:
+            raise BindingError(
+                f"{op}: {s.role} buffer holds {buf.nbytes} bytes; the tensor needs "
+                f"total_tensor_size_in_bytes = {s.need}"
+            )
+        if s.align:
+            ptr = self.pointer(buf)
+            if ptr % s.align:
                 raise BindingError(
-                    f"{op}: {f.name} must be bound to a {array_type.__module__}.{array_type.__name__} on the "
-                    f"{backend} backend (got {_describe(buf)})"
+                    f"{op}: {s.role} buffer address {ptr:#x} is not a multiple of "
+                    f"guaranteed_base_offset_alignment = {s.align}"
                 )
-            if not buf.flags.c_contiguous:
-                raise BindingError(f"{op}: {f.name} buffer must be C-contiguous (got strides {buf.strides})")
-            want = tensor.data_type.numpy_dtype
-            if buf.dtype != want:
-                raise BindingError(
-                    f"{op}: {f.name} buffer has dtype {buf.dtype}; the tensor is {tensor.data_type.name} ({want})"
-                )
-            need = tensor.total_tensor_size_in_bytes
-            assert need is not None
-            if buf.nbytes < need:
-                raise BindingError(
-                    f"{op}: {f.name} buffer holds {buf.nbytes} bytes; the tensor needs "
-                    f"total_tensor_size_in_bytes = {need}"
-                )
-            ptr = int(pointer(buf))
-            align = tensor.guaranteed_base_offset_alignment
-            if align and ptr % align:
-                raise BindingError(
-                    f"{op}: {f.name} buffer address {ptr:#x} is not a multiple of "
-                    f"guaranteed_base_offset_alignment = {align}"
-                )
-            if is_output and not getattr(buf.flags, "writeable", True):
-                raise BindingError(f"{op}: {f.name} buffer is read-only")
-            spans[f.name] = (ptr, buf.nbytes)
-            bound[f.name] = buf
-    aliased: set[str] = set()
-    out_roles = list(bound_out)
-    for i, o in enumerate(out_roles):
-        o_lo, o_n = spans[o]
-        for other in out_roles[i + 1 :]:
-            lo, n = spans[other]
-            if lo < o_lo + o_n and o_lo < lo + n:
-                raise BindingError(f"{op}: outputs {o} and {other} overlap in memory")
-        for r in bound_in:
-            lo, n = spans[r]
-            if not (lo < o_lo + o_n and o_lo < lo + n):
-                continue
-            if (lo, n) != (o_lo, o_n):
-                raise BindingError(
-                    f"{op}: {o} partially overlaps {r} (bytes [{o_lo:#x}, +{o_n}) vs [{lo:#x}, +{n})); "
-                    "only an identical buffer may be shared (in-place execution)"
-                )
-            if not row.in_place:
-                raise BindingError(f"{op}: {o} is bound to the same buffer as {r}, but {op} does not run in place")
-            if getattr(desc, o) != getattr(desc, r):
-                raise BindingError(
-                    f"{op}: {o} shares its buffer with {r}, which needs identical tensor descriptors "
-                    f"(got {getattr(desc, o)} vs {getattr(desc, r)})"
-                )
-            aliased.add(o)
-    return Binding(bound_in, bound_out, frozenset(aliased))
+        if is_output and not getattr(flags, "writeable", True):
+            raise BindingError(f"{op}: {s.role} buffer is read-only")
+
+    def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
+        """Check every buffer; return True when an output shares an input's buffer (in place)."""
+        ins = self._count("inputs", inputs, self.inputs)
+        outs = self._count("outputs", outputs, self.outputs)
+        for s, buf in zip(self.inputs, ins, strict=True):
+            self._buffer(s, buf, False)
+        for s, buf in zip(self.outputs, outs, strict=True):
+            self._buffer(s, buf, True)
+        aliased = False
+        for k, (o, obuf) in enumerate(zip(self.outputs, outs, strict=True)):
+            for o2, obuf2 in zip(self.outputs[k + 1 :], outs[k + 1 :], strict=True):
+                if self.may_overlap(obuf, obuf2):
+                    raise BindingError(f"{self.op}: outputs {o.role} and {o2.role} overlap in memory")
+            for i, ibuf in zip(self.inputs, ins, strict=True):
+                if ibuf is None or not self.may_overlap(obuf, ibuf):
+                    continue
+                o_lo, i_lo = self.pointer(obuf), self.pointer(ibuf)
+                if (o_lo, obuf.nbytes) != (i_lo, ibuf.nbytes):
+                    raise BindingError(
+                        f"{self.op}: {o.role} partially overlaps {i.role} (bytes [{o_lo:#x}, +{obuf.nbytes}) vs "
+                        f"[{i_lo:#x}, +{ibuf.nbytes})); only an identical buffer may be shared (in-place execution)"
+                    )
+                if not self.row.in_place:
+                    raise BindingError(
+                        f"{self.op}: {o.role} is bound to the same buffer as {i.role}, but {self.op} does not run "
+                        "in place"
+                    )
+                if i.role not in self.shareable[o.role]:
+                    raise BindingError(
+                        f"{self.op}: {o.role} shares its buffer with {i.role}, which needs identical tensor "
+                        f"descriptors (got {o.tensor} vs {i.tensor})"
+                    )
+                aliased = True
+        return aliased

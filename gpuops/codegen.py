@@ -102,7 +102,8 @@ class KernelSpec:
         params: list[str] = []
         binds: list[str] = []
         types = self._param_types()
-        flags = f"{ndim}, {int(c_contiguous)}, {int(index_32_bits)}"  # CuPy 14.2: CArray<T, ndim, c_contiguous, use_32bit_indexing>
+        # CuPy 14.2's template: CArray<T, ndim, c_contiguous, use_32bit_indexing>.
+        flags = f"{ndim}, {int(c_contiguous)}, {int(index_32_bits)}"
         for role in self.input_roles:
             n, c = param_name(role), C_TYPES[types[role]]
             params.append(f"CArray<{c}, {flags}> _raw_{n}")
@@ -159,10 +160,7 @@ def elementwise_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], has_scal
     for i, role in enumerate(in_roles):
         ct = C_TYPES[plan.inputs[role]]
         src = param_name(role)
-        if row.domain is Domain.BITS:
-            value = f"gpuops_bitcast<{ct}>({src})"
-        else:
-            value = f"static_cast<{ct}>({src})"
+        value = f"gpuops_bitcast<{ct}>({src})" if row.domain is Domain.BITS else f"static_cast<{ct}>({src})"
         if i == 0 and has_scale_bias:
             value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
         lines.append(f"const {ct} {operand_names[i]} = {value};")

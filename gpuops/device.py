@@ -25,7 +25,7 @@ from descriptors import (
 from descriptors.schema import OpRow
 
 from . import kernels
-from .binding import check_bindings
+from .binding import BindingPlan
 from .codegen import KernelSpec, elementwise_kernel_spec
 from .errors import BindingError, UnsupportedError
 
@@ -127,7 +127,9 @@ class Device:
     def compile_operator(self, operator: Operator, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
         """Lower the operator to a kernel. Kernels are cached: a descriptor never compiles twice."""
         if not isinstance(operator, Operator):
-            raise TypeError(f"compile_operator: expected an Operator from create_operator (got {type(operator).__name__})")
+            raise TypeError(
+                f"compile_operator: expected an Operator from create_operator (got {type(operator).__name__})"
+            )
         if operator.device is not self:
             raise ValueError("compile_operator: the operator was created by another Device")
         desc = operator.desc
@@ -183,8 +185,14 @@ class CompiledOperator:
             self._kernel = kernels.get_or_build(
                 key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb), lambda: self.spec.source
             )
-        self._in_roles = tuple(f.name for f in self.row.input_fields)
-        self._out_roles = tuple(f.name for f in self.row.output_fields)
+        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
+        # (position in the inputs list, view maker) for each present input; then the output's.
+        self._in_views = tuple(
+            (k, impl.view_maker(getattr(desc, f.name)))
+            for k, f in enumerate(self.row.input_fields)
+            if getattr(desc, f.name) is not None
+        )
+        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name))
 
     @property
     def desc(self) -> OperatorDesc:
@@ -201,15 +209,9 @@ class CompiledOperator:
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
-        impl = self.device._impl
-        desc = self.desc
-        binding = check_bindings(
-            desc, self.row, inputs, outputs, self.device._array_type, impl.pointer, self.device.backend
-        )
-        ins = [impl.strided_view(binding.inputs[r], getattr(desc, r)) for r in self._in_roles if r in binding.inputs]
-        out_role = self._out_roles[0]
-        out = impl.strided_view(binding.outputs[out_role], getattr(desc, out_role))
-        self._kernel.run(ins, out, self.scalars, bool(binding.aliased))
+        aliased = self._binding.check(inputs, outputs)
+        ins = [make(inputs[k]) for k, make in self._in_views]
+        self._kernel.run(ins, self._out_view(outputs[0]), self.scalars, aliased)
 
     def __repr__(self) -> str:
         return f"CompiledOperator({self.row.name}, kernel={self.spec.name}, backend={self.device.backend})"

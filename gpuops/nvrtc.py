@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .codegen import KernelSpec, _HEADERS
+from .codegen import _HEADERS, KernelSpec
 
 __all__ = ["NvrtcUnavailable", "compile_specs", "include_dirs", "nvrtc_version"]
 

@@ -10,7 +10,7 @@ thread.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,7 @@ from descriptors import TensorDesc
 
 from ..codegen import KernelSpec
 
-__all__ = ["CupyKernel", "is_usable", "strided_view", "pointer"]
+__all__ = ["CupyKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
 
 
 def is_usable() -> bool:
@@ -35,12 +35,22 @@ def pointer(buf: Any) -> int:
     return int(buf.data.ptr)
 
 
-def strided_view(buf: Any, tensor: TensorDesc) -> Any:
+def may_overlap(a: Any, b: Any) -> bool:
+    """Whether two C-contiguous buffers' byte ranges intersect."""
+    lo_a, lo_b = a.data.ptr, b.data.ptr
+    return bool(lo_a < lo_b + b.nbytes and lo_b < lo_a + a.nbytes)
+
+
+def view_maker(tensor: TensorDesc) -> Callable[[Any], Any]:
+    """A function giving the tensor's view of a bound buffer (sizes and element strides)."""
     import cupy
 
-    item = buf.itemsize
-    strides = tuple(s * item for s in tensor.element_strides)
-    return cupy.ndarray(tensor.sizes, dtype=buf.dtype, memptr=buf.data, strides=strides)
+    sizes = tensor.sizes
+    if tensor.is_packed:
+        count = tensor.element_count
+        return lambda buf: buf[:count].reshape(sizes)
+    byte_strides = tuple(s * tensor.data_type.itemsize for s in tensor.element_strides)
+    return lambda buf: cupy.ndarray(sizes, dtype=buf.dtype, memptr=buf.data, strides=byte_strides)
 
 
 class CupyKernel:

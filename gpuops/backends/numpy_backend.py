@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
 from descriptors.schema import Domain, OpRow
 
-__all__ = ["NumpyKernel", "strided_view", "pointer"]
+__all__ = ["NumpyKernel", "may_overlap", "pointer", "view_maker"]
 
 CHUNK = 1 << 16
 
@@ -30,11 +30,21 @@ def pointer(buf: np.ndarray) -> int:
     return int(buf.__array_interface__["data"][0])
 
 
-def strided_view(buf: np.ndarray, tensor: TensorDesc) -> np.ndarray:
-    """The tensor read through its sizes and element strides from the buffer's first element."""
-    item = buf.itemsize
-    strides = tuple(s * item for s in tensor.element_strides)
-    return np.ndarray(tensor.sizes, dtype=buf.dtype, buffer=buf, offset=0, strides=strides)
+may_overlap = np.may_share_memory
+
+
+def view_maker(tensor: TensorDesc) -> Callable[[np.ndarray], np.ndarray]:
+    """A function giving the tensor's view of a bound buffer (sizes and element strides).
+
+    Packed tensors are a slice and a reshape (sub-microsecond); others an ``np.ndarray``
+    over the buffer with byte strides (shared/reference/performance.md 3.8).
+    """
+    sizes = tensor.sizes
+    if tensor.is_packed:
+        count = tensor.element_count
+        return lambda buf: buf[:count].reshape(sizes)
+    byte_strides = tuple(s * tensor.data_type.itemsize for s in tensor.element_strides)
+    return lambda buf: np.ndarray(sizes, dtype=buf.dtype, buffer=buf, offset=0, strides=byte_strides)
 
 
 def _chunks(shape: tuple[int, ...]) -> Any:
