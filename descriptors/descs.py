@@ -62,7 +62,9 @@ def _make_class(row: OpRow) -> type[OperatorDesc]:
     fields = []
     for f in row.fields:
         typ, default = _FIELD_TYPES[f.kind]
-        fields.append((f.name, typ) if default is dataclasses.MISSING else (f.name, typ, dataclasses.field(default=default)))
+        fields.append(
+            (f.name, typ) if default is dataclasses.MISSING else (f.name, typ, dataclasses.field(default=default))
+        )
     op = OperatorType[row.name]
     cls = dataclasses.make_dataclass(
         row.class_name,

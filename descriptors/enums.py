@@ -112,9 +112,26 @@ _NUMPY: dict[DataType, np.dtype] = {
     DataType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DataType.BOOL: np.dtype(np.bool_),
 }
-_DOC_ORDER = [DataType[n] for n in (
-    "FLOAT64 FLOAT32 FLOAT16 INT64 INT32 INT16 INT8 UINT64 UINT32 UINT16 UINT8 BFLOAT16 BOOL".split()
-)]
+_DOC_ORDER = [
+    DataType[n]
+    for n in (
+        [
+            "FLOAT64",
+            "FLOAT32",
+            "FLOAT16",
+            "INT64",
+            "INT32",
+            "INT16",
+            "INT8",
+            "UINT64",
+            "UINT32",
+            "UINT16",
+            "UINT8",
+            "BFLOAT16",
+            "BOOL",
+        ]
+    )
+]
 _FLOATS = frozenset({DataType.FLOAT32, DataType.FLOAT16, DataType.FLOAT64, DataType.BFLOAT16})
 _SIGNED = frozenset({DataType.INT8, DataType.INT16, DataType.INT32, DataType.INT64})
 _UNSIGNED = frozenset({DataType.UINT8, DataType.UINT16, DataType.UINT32, DataType.UINT64})

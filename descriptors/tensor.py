@@ -20,9 +20,7 @@ def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
     return tuple(strides)
 
 
-def calc_buffer_tensor_size(
-    data_type: DataType, sizes: Sequence[int], strides: Sequence[int] | None = None
-) -> int:
+def calc_buffer_tensor_size(data_type: DataType, sizes: Sequence[int], strides: Sequence[int] | None = None) -> int:
     """Bytes a buffer must hold for the tensor: DirectMLX ``DMLCalcBufferTensorSize``.
 
     Packed: ``prod(sizes)`` elements; strided: up to the last element's index

@@ -83,18 +83,23 @@ class _Checker:
             )
         for i, s in enumerate(t.sizes):
             if s < 1 or s > UINT32_MAX:
-                raise self.fail(f"{role}.sizes", f"has size {s} in dimension {i} (sizes {t.sizes}); sizes must be 1 to 2**32-1")
+                raise self.fail(
+                    f"{role}.sizes", f"has size {s} in dimension {i} (sizes {t.sizes}); sizes must be 1 to 2**32-1"
+                )
         count = math.prod(t.sizes)
         if count > UINT32_MAX:
             raise self.fail(f"{role}.sizes", f"holds {count} elements (sizes {t.sizes}); at most 2**32-1 are allowed")
         if t.strides is not None:
             if len(t.strides) != n:
                 raise self.fail(
-                    f"{role}.strides", f"has {len(t.strides)} entries for {n} dimensions (strides {t.strides}, sizes {t.sizes})"
+                    f"{role}.strides",
+                    f"has {len(t.strides)} entries for {n} dimensions (strides {t.strides}, sizes {t.sizes})",
                 )
             for i, st in enumerate(t.strides):
                 if st < 0 or st > UINT32_MAX:
-                    raise self.fail(f"{role}.strides", f"has stride {st} in dimension {i}; strides are UINT, 0 to 2**32-1")
+                    raise self.fail(
+                        f"{role}.strides", f"has stride {st} in dimension {i}; strides are UINT, 0 to 2**32-1"
+                    )
             if is_output:
                 self.output_layout(role, t)
         needed = calc_buffer_tensor_size(t.data_type, t.sizes, t.strides)
@@ -166,7 +171,9 @@ class _Checker:
                         f"{r}.data_type",
                         f"is {tensors[r].data_type.name} but {first} is {tensors[first].data_type.name}; "
                         f"{', '.join(present)} must share one DataType at {self.level.name}",
-                        self.lowest_level(lambda tr, r=r: all(r not in g for g in tr.same_type if first in g)),
+                        self.lowest_level(
+                            lambda tr, r=r, first=first: all(r not in g for g in tr.same_type if first in g)
+                        ),
                     )
         sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
         if sb is not None and not isinstance(sb, ScaleBias):
