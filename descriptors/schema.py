@@ -116,8 +116,8 @@ class Exprs:
 
     CUDA expressions read the compute-typed operands ``x`` and ``y`` and may use the types
     ``T`` (compute type) and ``U`` (unsigned type of at least 32 bits for wrapping integer
-    arithmetic). NumPy callables are ``f(x, y, out)`` writing into ``out``; when
-    ``numpy_ufunc`` names a single ufunc, ``out`` may alias ``x`` or ``y``, otherwise the
+    arithmetic). NumPy callables are called ``f(x, y, out=out)`` and write into ``out``; when
+    ``numpy_single_ufunc`` holds the class (a single ufunc), ``out`` may alias ``x`` or ``y``, otherwise the
     backend guarantees it does not.
     """
 

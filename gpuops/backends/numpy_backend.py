@@ -90,7 +90,7 @@ class NumpyKernel:
                 ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
                 out = out.view(self.out_np)
             if self.direct:
-                self.impl(*ins, out)
+                self.impl(*ins, out=out)
                 return
             self._chunked(ins, out, scalars, aliased)
 
@@ -116,8 +116,8 @@ class NumpyKernel:
                     np.add(w, sb[1], out=w)
                 xs.append(w)
             if ws_out is None:
-                self.impl(*xs, o)
+                self.impl(*xs, out=o)
             else:
                 w = ws_out[:size].reshape(shape)
-                self.impl(*xs, w)
+                self.impl(*xs, out=w)
                 np.copyto(o, w, casting="unsafe")

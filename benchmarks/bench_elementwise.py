@@ -1,0 +1,538 @@
+"""Element-wise benchmark: gpuops against the raw ufunc and a same-size copy, interleaved.
+
+    python -m benchmarks --backend numpy --quick --out benchmarks/results/cpu-latest
+    python -m benchmarks --backend cupy --quick --out "$OUT"      # on a GPU machine
+
+Cases (every one measured for gpuops, the backend's own ufunc and a copy of the same
+element count, round-robin within one process so that clock or thermal drift hits all
+three alike):
+
+- ``add_f32``: ``ELEMENT_WISE_ADD`` float32 vs ``xp.add(a, b, out=c)`` vs ``xp.copyto(c, a)``.
+- ``add_f16``: float16 add (gpuops computes in float32, rounds once) vs the backend's float16 add.
+- ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024``; gpuops reads B through a stride-0
+  descriptor, the ufunc through NumPy/CuPy broadcasting.
+- ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
+  checks included) vs one ufunc call. Host time on both backends.
+
+Sizes 2^10..2^22 elements with ``--quick`` (every other power of two), 2^10..2^26 otherwise.
+Timing: NumPy, ``time.perf_counter`` around batches of calls; CuPy,
+``cupyx.profiler.benchmark`` (CUDA-event GPU times; host times for the overhead case).
+Reported: the median over repeats, counted GB/s (useful bytes: 12 B/elem for a float32
+binary op, 6 for float16, 8 for a float32 copy or a row-broadcast add), the time ratio to
+the ufunc (``ratio_to_baseline``, > 1 is slower) and the counted bandwidth relative to the
+copy (``bw_vs_copy``, 1.0 = copy speed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from anywhere: gpuops and descriptors live in the repo root
+    sys.path.insert(0, str(ROOT))
+
+import gpuops  # noqa: E402
+from descriptors import DataType, ElementWiseAddOperatorDesc, TensorDesc  # noqa: E402
+
+__all__ = ["main", "run"]
+
+ROW_C = 1024
+OVERHEAD_N = 1000
+CASES = ("add_f32", "add_f16", "row_bcast_f32", "overhead_f32")
+
+
+@dataclasses.dataclass
+class Variant:
+    name: str  # "gpuops", the baseline's name ("numpy" / "cupy") or "copy"
+    fn: Callable[[], Any]
+    bytes_per_elem: float
+
+
+@dataclasses.dataclass
+class Group:
+    case: str
+    dtype: str
+    n: int
+    shape: tuple[int, ...]
+    variants: list[Variant]
+    host_time: bool = False  # overhead case: time the host side of each call
+
+
+# --------------------------------------------------------------------------- timers
+
+
+class NumpyTimer:
+    """Wall time of batches of calls (``inner`` calls per sample, about ``target`` seconds)."""
+
+    clock = "time.perf_counter around batches of calls"
+
+    def __init__(self, target: float) -> None:
+        self.target = target
+
+    def sync(self) -> None:
+        pass
+
+    def calibrate(self, fn: Callable[[], Any], host: bool) -> tuple[int, float]:
+        fn()
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        once = max(time.perf_counter() - t0, 1e-7)
+        return max(1, min(20000, int(self.target / once))), once
+
+    def sample(self, fn: Callable[[], Any], inner: int, host: bool) -> list[float]:
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        return [(time.perf_counter() - t0) / inner]
+
+
+class CupyTimer:
+    """``cupyx.profiler.benchmark``: per-call GPU times (CUDA events), or host times."""
+
+    clock = "cupyx.profiler.benchmark (gpu_times; cpu_times for overhead_f32)"
+
+    def __init__(self, target: float) -> None:
+        import cupy
+        from cupyx.profiler import benchmark
+
+        self.cupy = cupy
+        self.benchmark = benchmark
+        self.target = target
+
+    def sync(self) -> None:
+        self.cupy.cuda.Device().synchronize()
+
+    def _times(self, fn: Callable[[], Any], n: int, host: bool, warmup: int) -> np.ndarray:
+        res = self.benchmark(fn, n_repeat=n, n_warmup=warmup)
+        return np.asarray(res.cpu_times if host else res.gpu_times[0])
+
+    def calibrate(self, fn: Callable[[], Any], host: bool) -> tuple[int, float]:
+        once = max(float(np.median(self._times(fn, 5, host, warmup=3))), 1e-7)
+        return max(3, min(2000, int(self.target / once))), once
+
+    def sample(self, fn: Callable[[], Any], inner: int, host: bool) -> list[float]:
+        return self._times(fn, inner, host, warmup=1).tolist()
+
+
+# --------------------------------------------------------------------------- cases
+
+
+class Bench:
+    def __init__(self, backend: str, quick: bool, repeats: int | None) -> None:
+        self.device = gpuops.Device(backend)
+        self.backend = self.device.backend
+        self.quick = quick
+        if self.backend == "cupy":
+            import cupy
+
+            self.xp: Any = cupy
+            self.timer: Any = CupyTimer(target=0.01 if quick else 0.03)
+            self.repeats = repeats or (5 if quick else 9)
+        else:
+            self.xp = np
+            self.timer = NumpyTimer(target=0.005 if quick else 0.01)
+            self.repeats = repeats or (15 if quick else 31)
+        self.baseline = self.xp.__name__
+        self.rng = np.random.default_rng(0)
+        self._slot = 0
+
+    def empty(self, n: int, dtype: Any) -> Any:
+        """A flat buffer. On NumPy: page-aligned plus a per-buffer stagger of 512 B steps.
+
+        Without it the copy baseline depends on where malloc put the buffers: glibc's
+        ``rep movsb`` memcpy runs about 10x slower when ``dst - src`` is just above a
+        multiple of 4096 (measured here: 23 us instead of 2 us for 64 KiB at an offset
+        of 16 bytes), which heap neighbours often are.
+        """
+        dt = np.dtype(dtype)
+        if self.xp is not np:
+            return self.xp.empty(n, dt)
+        self._slot += 1
+        off = (self._slot % 8) * 512
+        nbytes = n * dt.itemsize
+        raw = np.empty(nbytes + 4096 + off, np.uint8)
+        start = (-raw.ctypes.data) % 4096 + off
+        return raw[start : start + nbytes].view(dt)
+
+    def array(self, n: int, dtype: Any) -> Any:
+        host = self.rng.uniform(1.0, 2.0, n).astype(dtype)
+        if self.xp is not np:
+            return self.xp.asarray(host)
+        buf = self.empty(n, host.dtype)
+        buf[...] = host
+        return buf
+
+    def compiled(self, a: TensorDesc, b: TensorDesc, out: TensorDesc) -> gpuops.CompiledOperator:
+        dev = self.device
+        return dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a, b, out)))
+
+    def binary(self, case: str, n: int, dt: DataType) -> Group:
+        xp = self.xp
+        npdt = dt.numpy_dtype
+        a, b, c = self.array(n, npdt), self.array(n, npdt), self.empty(n, npdt)
+        c2 = self.empty(n, npdt)
+        t = TensorDesc(dt, (n,))
+        op = self.compiled(t, t, t)
+        item = npdt.itemsize
+        return Group(
+            case,
+            npdt.name,
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item),
+                Variant(self.baseline, lambda: xp.add(a, b, out=c2), 3 * item),
+                Variant("copy", lambda: xp.copyto(c2, a), 2 * item),
+            ],
+        )
+
+    def row_bcast(self, n: int) -> Group:
+        xp = self.xp
+        cols = min(ROW_C, n)
+        rows = n // cols
+        f32 = DataType.FLOAT32
+        a, b, c = self.array(n, np.float32), self.array(cols, np.float32), self.empty(n, np.float32)
+        c_flat = self.empty(n, np.float32)
+        a2, c2 = a.reshape(rows, cols), c_flat.reshape(rows, cols)
+        shape = (rows, cols)
+        op = self.compiled(TensorDesc(f32, shape), TensorDesc.broadcast(f32, (cols,), to=shape), TensorDesc(f32, shape))
+        per_elem = 8 + 4 * cols / n  # read A, write C, read the row once
+        return Group(
+            "row_bcast_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+            ],
+        )
+
+    def overhead(self) -> Group:
+        g = self.binary("overhead_f32", OVERHEAD_N, DataType.FLOAT32)
+        g.variants = [v for v in g.variants if v.name != "copy"]
+        g.host_time = True
+        return g
+
+    def measure(self, g: Group) -> list[dict[str, Any]]:
+        """Interleaved: every repeat runs each variant once (order alternating), medians at the end."""
+        timer = self.timer
+        cal = {v.name: timer.calibrate(v.fn, g.host_time) for v in g.variants}
+        repeats = self.repeats
+        slowest = max(once for _, once in cal.values())
+        if slowest * repeats * len(g.variants) > (4.0 if self.quick else 20.0):
+            repeats = max(3, repeats // 3)
+        samples: dict[str, list[float]] = {v.name: [] for v in g.variants}
+        for r in range(repeats):
+            order = g.variants if r % 2 == 0 else g.variants[::-1]
+            for v in order:
+                samples[v.name] += timer.sample(v.fn, cal[v.name][0], g.host_time)
+        timer.sync()
+        med = {k: statistics.median(s) for k, s in samples.items()}
+        rows = []
+        for v in g.variants:
+            t = med[v.name]
+            gbs = v.bytes_per_elem * g.n / t / 1e9
+            rows.append(
+                {
+                    "case": g.case,
+                    "variant": v.name,
+                    "backend": self.backend,
+                    "dtype": g.dtype,
+                    "n": g.n,
+                    "shape": list(g.shape),
+                    "median_us": t * 1e6,
+                    "min_us": min(samples[v.name]) * 1e6,
+                    "samples": len(samples[v.name]),
+                    "calls_per_sample": cal[v.name][0] if self.backend == "numpy" else 1,
+                    "bytes_per_elem": v.bytes_per_elem,
+                    "GB_s": gbs,
+                    "time": "host" if g.host_time or self.backend == "numpy" else "gpu",
+                }
+            )
+        base = next(r for r in rows if r["variant"] == self.baseline)
+        copy = next((r for r in rows if r["variant"] == "copy"), None)
+        for r in rows:
+            r["ratio_to_baseline"] = r["median_us"] / base["median_us"]
+            r["bw_vs_copy"] = r["GB_s"] / copy["GB_s"] if copy else None
+        return rows
+
+
+def sizes(quick: bool, max_log2: int | None) -> list[int]:
+    top = max_log2 if max_log2 is not None else (22 if quick else 26)
+    step = 2 if quick else 1
+    return [1 << e for e in range(10, top + 1, step)]
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def git_commit() -> str | None:
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except Exception:
+        return os.environ.get("GPUOPS_COMMIT")
+    return head + ("-dirty" if dirty else "")
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def device_info(bench: Bench) -> dict[str, Any]:
+    info: dict[str, Any] = {"backend": bench.backend, "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+    if bench.backend == "cupy":
+        import cupy
+
+        rt = cupy.cuda.runtime
+        props = rt.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        info.update(
+            {
+                "name": name.decode() if isinstance(name, bytes) else str(name),
+                "compute_capability": f"{props['major']}.{props['minor']}",
+                "total_memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
+                "cuda_runtime": rt.runtimeGetVersion(),
+                "cuda_driver": rt.driverGetVersion(),
+            }
+        )
+    else:
+        info["name"] = f"{info['cpu']} ({info['cpu_count']} CPUs)"
+    return info
+
+
+def versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {"python": platform.python_version(), "gpuops": gpuops.__version__}
+    for mod in ("numpy", "ml_dtypes", "cupy", "matplotlib"):
+        try:
+            out[mod] = str(__import__(mod).__version__)
+        except Exception:
+            out[mod] = None
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
+    by_n: dict[int, dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        by_n.setdefault(r["n"], {})[r["variant"]] = r
+    head = (
+        f"{'n':>10}  {'gpuops us':>10}  {baseline + ' us':>10}  {'copy us':>10}  "
+        f"{'gpuops GB/s':>11}  {baseline + ' GB/s':>11}  {'copy GB/s':>9}  {'x base':>6}  {'vs copy':>7}"
+    )
+    lines = [head]
+    for n, v in sorted(by_n.items()):
+        g, b, c = v["gpuops"], v[baseline], v.get("copy")
+        lines.append(
+            f"{n:>10}  {g['median_us']:>10.2f}  {b['median_us']:>10.2f}  "
+            f"{(c['median_us'] if c else math.nan):>10.2f}  {g['GB_s']:>11.2f}  {b['GB_s']:>11.2f}  "
+            f"{(c['GB_s'] if c else math.nan):>9.2f}  {g['ratio_to_baseline']:>6.2f}  "
+            f"{(g['bw_vs_copy'] if c else math.nan):>7.2f}"
+        )
+    return lines
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per case: geometric-mean and largest-size time ratio of gpuops to the baseline."""
+    out: dict[str, Any] = {}
+    for case in CASES:
+        g = [r for r in rows if r["case"] == case and r["variant"] == "gpuops"]
+        if not g:
+            continue
+        big = max(g, key=lambda r: r["n"])
+        entry = {
+            "geomean_ratio_to_baseline": math.exp(statistics.fmean(math.log(r["ratio_to_baseline"]) for r in g)),
+            "largest_n": big["n"],
+            "ratio_to_baseline_at_largest": big["ratio_to_baseline"],
+            "bw_vs_copy_at_largest": big["bw_vs_copy"],
+            "GB_s_at_largest": big["GB_s"],
+        }
+        if case == "overhead_f32":
+            base = next(r for r in rows if r["case"] == case and r["variant"] != "gpuops")
+            entry["gpuops_us_per_call"] = big["median_us"]
+            entry["baseline_us_per_call"] = base["median_us"]
+            entry["overhead_us_per_call"] = big["median_us"] - base["median_us"]
+        out[case] = entry
+    return out
+
+
+def plot(result: dict[str, Any], path: Path) -> bool:
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib is not installed (pip install -e .[bench]); no plot written", file=sys.stderr)
+        return False
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, baseline = result["rows"], result["baseline"]
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    titles = {
+        "add_f32": "ELEMENT_WISE_ADD float32 (12 B/elem counted)",
+        "add_f16": "ELEMENT_WISE_ADD float16 (6 B/elem counted)",
+        "row_bcast_f32": f"row broadcast [M, {ROW_C}] + [{ROW_C}] float32 (8 B/elem)",
+    }
+    styles = {"gpuops": ("C0", "o", "-"), baseline: ("C1", "s", "--"), "copy": ("0.5", "^", ":")}
+    for ax, (case, title) in zip(axes.flat, titles.items(), strict=False):
+        for variant, (color, marker, ls) in styles.items():
+            pts = sorted((r["n"], r["GB_s"]) for r in rows if r["case"] == case and r["variant"] == variant)
+            if not pts:
+                continue
+            label = {"gpuops": "gpuops execute()", "copy": f"{baseline}.copyto"}.get(variant, f"{baseline}.add")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("elements")
+        ax.set_ylabel("counted GB/s (log)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    ax = axes.flat[3]
+    over = [r for r in rows if r["case"] == "overhead_f32"]
+    if over:
+        names = [r["variant"] for r in over]
+        vals = [r["median_us"] for r in over]
+        bars = ax.bar(names, vals, color=[styles.get(n, ("C2",))[0] for n in names])
+        for bar, v in zip(bars, vals, strict=True):
+            ax.annotate(f"{v:.2f} us", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
+        ax.set_ylabel("host us per call (median)")
+        ax.set_title(f"per-call cost at {OVERHEAD_N} float32 elements", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+    dev = result["device"].get("name", result["backend"])
+    commit = result.get("git_commit") or "unknown"
+    commit = commit[:10] + ("-dirty" if commit.endswith("-dirty") else "")
+    fig.suptitle(f"gpuops {result['backend']} backend on {dev}\n{result['date']}  commit {commit}", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def run(
+    backend: str = "auto",
+    quick: bool = False,
+    out: Path | None = None,
+    max_log2: int | None = None,
+    repeats: int | None = None,
+    cases: Sequence[str] = CASES,
+) -> dict[str, Any]:
+    bench = Bench(backend, quick, repeats)
+    started = time.perf_counter()
+    print(
+        f"gpuops benchmark: backend {bench.backend}, {'quick' if quick else 'full'}, "
+        f"{bench.repeats} interleaved repeats; timer: {bench.timer.clock}"
+    )
+    rows: list[dict[str, Any]] = []
+    for case in cases:
+        if case == "overhead_f32":
+            groups = [bench.overhead()]
+        else:
+            groups = []
+            for n in sizes(quick, max_log2):
+                if case == "add_f32":
+                    groups.append(bench.binary(case, n, DataType.FLOAT32))
+                elif case == "add_f16":
+                    groups.append(bench.binary(case, n, DataType.FLOAT16))
+                elif case == "row_bcast_f32":
+                    groups.append(bench.row_bcast(n))
+                else:
+                    raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
+        case_rows: list[dict[str, Any]] = []
+        for g in groups:
+            case_rows += bench.measure(g)
+            g.variants.clear()  # drop the closures (and their arrays) before the next size
+        print(f"\n== {case}")
+        print("\n".join(_fmt_table(case_rows, bench.baseline)))
+        rows += case_rows
+    result: dict[str, Any] = {
+        "benchmark": "bench_elementwise",
+        "backend": bench.backend,
+        "baseline": bench.baseline,
+        "quick": quick,
+        "device": device_info(bench),
+        "versions": versions(),
+        "git_commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timer": bench.timer.clock,
+        "repeats": bench.repeats,
+        "notes": "median over interleaved repeats; GB_s counts useful bytes (bytes_per_elem * n); "
+        "ratio_to_baseline = time / baseline time (> 1 is slower); bw_vs_copy = GB_s / copy GB_s",
+        "summary": summarize(rows),
+        "rows": rows,
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }
+    print("\n== summary (gpuops time / baseline time; counted bandwidth vs copy)")
+    for case, s in result["summary"].items():
+        line = (
+            f"{case:>14}: geomean x{s['geomean_ratio_to_baseline']:.2f}, at n={s['largest_n']}: "
+            f"x{s['ratio_to_baseline_at_largest']:.2f}"
+        )
+        if s["bw_vs_copy_at_largest"] is not None:
+            line += f", {s['bw_vs_copy_at_largest']:.2f} of copy bandwidth ({s['GB_s_at_largest']:.2f} GB/s)"
+        if "overhead_us_per_call" in s:
+            line += (
+                f"; {s['gpuops_us_per_call']:.2f} us vs {s['baseline_us_per_call']:.2f} us per call "
+                f"(+{s['overhead_us_per_call']:.2f} us)"
+            )
+        print(line)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        jpath = out / f"bench-{bench.backend}.json"
+        jpath.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"\nwrote {jpath}")
+        ppath = out / f"bench-{bench.backend}.png"
+        if plot(result, ppath):
+            print(f"wrote {ppath}")
+    print(f"elapsed {result['elapsed_s']} s")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto")
+    parser.add_argument("--quick", action="store_true", help="sizes 2^10..2^22, fewer repeats (about a minute on CPU)")
+    parser.add_argument("--out", type=Path, default=None, help="directory for bench-<backend>.json and .png")
+    parser.add_argument("--max-log2", type=int, default=None, help="largest size as a power of two (smoke tests)")
+    parser.add_argument("--repeats", type=int, default=None, help="interleaved repeats per measurement")
+    parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated subset of {', '.join(CASES)}")
+    args = parser.parse_args(argv)
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
+    try:
+        run(args.backend, args.quick, args.out, args.max_log2, args.repeats, cases)
+    except gpuops.UnsupportedError as exc:
+        print(f"benchmarks: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,485 @@
+"""``python -m gpuops``: capability tables, environment report and a worked demo.
+
+    python -m gpuops caps [--op NAME] [--feature-level 5_1] [--json] [--no-extensions]
+    python -m gpuops info [--json]
+    python -m gpuops demo [--backend auto|numpy|cupy]
+
+Exit codes: 0 success, 1 a demo check failed, 2 bad usage (unknown operator, feature
+level or backend).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import platform
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from descriptors import (
+    ROWS,
+    DataType,
+    ElementWiseDivideOperatorDesc,
+    ElementWiseFloorDivideOperatorDesc,
+    ElementWiseMultiplyOperatorDesc,
+    FeatureLevel,
+    OperatorDesc,
+    OperatorSupport,
+    OperatorType,
+    TensorDesc,
+    operator_support,
+)
+
+__all__ = ["main"]
+
+_PREFIX = "ELEMENT_WISE_"
+
+
+class UsageError(Exception):
+    """A bad command-line value: printed to stderr, exit code 2."""
+
+
+# --------------------------------------------------------------------------- caps
+
+
+def resolve_operator(name: str) -> OperatorType:
+    """``add``, ``ADD``, ``element_wise_add`` or ``Element-Wise-Add`` -> OperatorType.ELEMENT_WISE_ADD."""
+    key = name.strip().upper().replace("-", "_").replace(" ", "_")
+    for candidate in (key, _PREFIX + key):
+        if candidate in OperatorType.__members__:
+            return OperatorType[candidate]
+    names = [r.name for r in ROWS]
+    short = {n.removeprefix(_PREFIX): n for n in names}
+    close = difflib.get_close_matches(key, names, n=5, cutoff=0.6)
+    close += [short[s] for s in difflib.get_close_matches(key.removeprefix(_PREFIX), list(short), n=5, cutoff=0.6)]
+    close += [n for n in names if key.removeprefix(_PREFIX) and key.removeprefix(_PREFIX) in n]
+    close = list(dict.fromkeys(close))[:6]
+    hint = f"close matches: {', '.join(close)}" if close else f"known operators: {', '.join(short)}"
+    raise UsageError(f"unknown operator {name!r}; {hint}")
+
+
+def parse_level(text: str) -> FeatureLevel:
+    try:
+        return FeatureLevel.parse(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _dims(counts: Sequence[int]) -> str:
+    if not counts:
+        return "-"
+    lo, hi = min(counts), max(counts)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _types(types: Sequence[DataType]) -> str:
+    return " ".join(t.name for t in types) or "-"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    fmt = indent + "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*headers).rstrip(), fmt.format(*("-" * w for w in widths)).rstrip()]
+    lines += [fmt.format(*r).rstrip() for r in rows]
+    return lines
+
+
+def format_support(s: OperatorSupport, extensions: bool = True) -> str:
+    """The plain-text capability table of one operator at one level."""
+    row = next(r for r in ROWS if r.name == s.operator_type.name)
+    title = f"{s.operator_type.name}  [{row.summary}]"
+    if row.extension:
+        title += "  (gpuops extension)"
+    lines = [title]
+    if not s.supported:
+        if row.extension and not extensions:
+            why = "a gpuops extension operator; extensions are off (--no-extensions)"
+        else:
+            why = f"introduced at FL {s.introduced.label}"
+        lines.append(f"  not supported at FL {s.feature_level.label}: {why}")
+        return "\n".join(lines)
+    inplace = "yes" if s.in_place else "no"
+    headers = ("tensor", "kind", "dims", "DirectML types", "extension types", "in-place", "introduced", "source")
+    rows = []
+    for i, t in enumerate(s.tensors):
+        first = i == 0
+        rows.append(
+            (
+                t.name,
+                t.kind,
+                _dims(t.dimension_counts),
+                _types(t.data_types),
+                _types(t.extension_data_types),
+                inplace if first else "",
+                s.introduced.label if first else "",
+                s.source if first else "",
+            )
+        )
+    lines += _table(headers, rows)
+    groups = "; ".join(", ".join(g) for g in s.same_type)
+    if groups:
+        lines.append(f"  same data type: {groups}")
+    return "\n".join(lines)
+
+
+def cmd_caps(args: argparse.Namespace) -> int:
+    level = parse_level(args.feature_level)
+    ops = [resolve_operator(args.op)] if args.op else [OperatorType[r.name] for r in ROWS]
+    supports = [operator_support(op, level, extensions=not args.no_extensions) for op in ops]
+    if args.json:
+        print(json.dumps([s.to_dict() for s in supports], indent=2))
+        return 0
+    ext = "off" if args.no_extensions else "on"
+    print(f"gpuops capability tables at FL {level.label} (extensions {ext}); dims = allowed dimension counts\n")
+    print("\n\n".join(format_support(s, not args.no_extensions) for s in supports))
+    return 0
+
+
+# --------------------------------------------------------------------------- info
+
+
+def _version(module: str) -> str | None:
+    try:
+        mod = __import__(module)
+    except Exception:
+        return None
+    return str(getattr(mod, "__version__", "unknown"))
+
+
+def cuda_report() -> dict[str, Any]:
+    """Whether CUDA is usable through CuPy, and why not; the device when it is."""
+    out: dict[str, Any] = {"cupy": None, "usable": False, "reason": None, "device": None}
+    try:
+        import cupy
+    except Exception as exc:
+        out["reason"] = f"cupy is not importable ({type(exc).__name__}: {exc}); pip install -e .[cuda12] or .[cuda13]"
+        return out
+    out["cupy"] = cupy.__version__
+    try:
+        rt = cupy.cuda.runtime
+        count = rt.getDeviceCount()
+    except Exception as exc:
+        out["reason"] = f"CUDA runtime error: {type(exc).__name__}: {exc}"
+        return out
+    if count < 1:
+        out["reason"] = "no CUDA device found (cudaGetDeviceCount() == 0)"
+        return out
+    try:
+        usable = bool(cupy.is_available())
+    except Exception as exc:
+        out["reason"] = f"cupy.is_available() failed: {exc}"
+        return out
+    if not usable:
+        out["reason"] = "cupy.is_available() is False"
+        return out
+    out["usable"] = True
+    try:
+        props = rt.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        out["device"] = {
+            "name": name.decode() if isinstance(name, bytes) else str(name),
+            "compute_capability": f"{props['major']}.{props['minor']}",
+            "total_memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
+            "multiprocessors": props["multiProcessorCount"],
+        }
+        out["runtime_version"] = rt.runtimeGetVersion()
+        out["driver_version"] = rt.driverGetVersion()
+    except Exception as exc:
+        out["device"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def info_report() -> dict[str, Any]:
+    import gpuops
+
+    report: dict[str, Any] = {
+        "gpuops": gpuops.__version__,
+        "python": f"{platform.python_version()} ({platform.python_implementation()}, {platform.platform()})",
+        "numpy": np.__version__,
+        "ml_dtypes": _version("ml_dtypes"),
+    }
+    cuda = cuda_report()
+    report["cupy"] = cuda.pop("cupy")
+    report["cuda"] = cuda
+    try:
+        dev = gpuops.Device("auto")
+        report["backend"] = {"auto": dev.backend, "feature_level": dev.feature_level.label}
+    except Exception as exc:
+        report["backend"] = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        from gpuops.nvrtc import nvrtc_version
+
+        major, minor = nvrtc_version()
+        report["nvrtc"] = f"{major}.{minor}"
+    except Exception as exc:
+        report["nvrtc"] = None
+        report["nvrtc_unavailable"] = f"{type(exc).__name__}: {exc}"
+    return report
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    report = info_report()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    cuda = report["cuda"]
+    lines = [
+        ("gpuops", report["gpuops"]),
+        ("python", report["python"]),
+        ("numpy", report["numpy"]),
+        ("ml_dtypes", report["ml_dtypes"] or "not installed"),
+        ("cupy", report["cupy"] or "not installed"),
+        ("CUDA usable", "yes" if cuda["usable"] else f"no: {cuda['reason']}"),
+    ]
+    dev = cuda.get("device")
+    if dev:
+        if "error" in dev:
+            lines.append(("device", f"query failed: {dev['error']}"))
+        else:
+            lines.append(
+                (
+                    "device",
+                    f"{dev['name']} (compute capability {dev['compute_capability']}, "
+                    f"{dev['total_memory_gib']} GiB, {dev['multiprocessors']} SMs)",
+                )
+            )
+            lines.append(("CUDA runtime/driver", f"{cuda.get('runtime_version')} / {cuda.get('driver_version')}"))
+    backend = report["backend"]
+    if "error" in backend:
+        lines.append(("backend (auto)", f"error: {backend['error']}"))
+    else:
+        lines.append(("backend (auto)", f"{backend['auto']} at feature level {backend['feature_level']}"))
+    nvrtc = report["nvrtc"] or f"unavailable ({report.get('nvrtc_unavailable')})"
+    lines.append(("NVRTC", nvrtc))
+    width = max(len(k) for k, _ in lines)
+    for key, value in lines:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def describe_desc(desc: OperatorDesc) -> str:
+    """Class, operator type and every tensor's type, sizes, element strides and byte size."""
+    lines = [f"{type(desc).__name__} ({desc.operator_type.name})"]
+    roles = [f.name for f in desc.row.tensor_fields]
+    width = max(len(r) for r in roles)
+    for role in roles:
+        t: TensorDesc | None = getattr(desc, role)
+        if t is None:
+            lines.append(f"  {role:<{width}}  (absent)")
+            continue
+        strides = "packed" if t.strides is None else str(t.strides)
+        lines.append(
+            f"  {role:<{width}}  {t.data_type.name:<8} sizes={t.sizes} strides={strides} "
+            f"total_tensor_size_in_bytes={t.total_tensor_size_in_bytes}"
+        )
+    return "\n".join(lines)
+
+
+def _show(name: str, arr: np.ndarray, limit: int = 64) -> str:
+    """Small arrays in full (flattened beyond 2-D); a big one as its shape and a few values."""
+    if arr.size <= limit:
+        flat = arr.ndim > 2
+        body = np.array2string(arr.ravel() if flat else arr, max_line_width=96, separator=", ")
+        body = body.replace("\n", "\n    ")
+        return f"  {name} {arr.shape} {arr.dtype}{' (flattened)' if flat else ''}:\n    {body}"
+    flat = arr.ravel()
+    head = ", ".join(f"{v:g}" for v in flat[:8].tolist())
+    return (
+        f"  {name} {arr.shape} {arr.dtype}, {arr.size} values: [{head}, ..., {flat[-1].item():g}]"
+        f" (min {flat.min().item():g}, max {flat.max().item():g})"
+    )
+
+
+class _Demo:
+    def __init__(self, backend: str) -> None:
+        import gpuops
+
+        self.device = gpuops.Device(backend)
+        if self.device.backend == "cupy":
+            import cupy
+
+            self.to_device: Callable[[np.ndarray], Any] = lambda a: cupy.asarray(np.ascontiguousarray(a).ravel())
+            self.empty: Callable[[int, np.dtype], Any] = lambda n, dt: cupy.empty(n, dt)
+            self.to_host: Callable[[Any], np.ndarray] = cupy.asnumpy
+        else:
+            self.to_device = lambda a: np.ascontiguousarray(a).ravel().copy()
+            self.empty = lambda n, dt: np.empty(n, dt)
+            self.to_host = np.asarray
+        self.failures = 0
+
+    def run(
+        self,
+        title: str,
+        desc: OperatorDesc,
+        inputs: dict[str, np.ndarray],
+        expected: np.ndarray,
+        *,
+        exact: bool,
+        rtol: float = 0.0,
+        note: str = "",
+    ) -> None:
+        dev = self.device
+        print(f"=== {title}")
+        print(describe_desc(desc))
+        print("inputs (flat buffers, read through the descriptors' sizes and strides):")
+        for name, arr in inputs.items():
+            print(_show(name, arr))
+        compiled = dev.compile_operator(dev.create_operator(desc))
+        out_t = desc.output_tensors[0]
+        out_np = out_t.data_type.numpy_dtype
+        out_buf = self.empty(-(-out_t.total_tensor_size_in_bytes // out_np.itemsize), out_np)
+        compiled.execute([self.to_device(a) for a in inputs.values()], [out_buf])
+        got = self.to_host(out_buf)[: out_t.element_count].reshape(out_t.sizes)
+        print("output:")
+        print(_show("output", got))
+        if exact:
+            diff = np.abs(got.astype(np.float64) - expected.astype(np.float64))
+            err = float(diff.max()) if diff.size else 0.0
+            ok = got.shape == expected.shape and bool(np.array_equal(got, expected))
+            what = f"max abs error {err:g} (exact match required)"
+        else:
+            ref = expected.astype(np.float64)
+            rel = np.abs(got.astype(np.float64) - ref) / np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
+            err = float(rel.max()) if rel.size else 0.0
+            ok = got.shape == expected.shape and err <= rtol
+            what = f"max relative error {err:.3g} vs float64 NumPy (tolerance {rtol:.3g})"
+        self.failures += not ok
+        print(f"check: {'PASS' if ok else 'FAIL'}: {what}")
+        if note:
+            print(note)
+        print(f"backend: {dev.backend} (feature level {dev.feature_level.label}); kernel {compiled.kernel_name}")
+        print("kernel source (compiled.kernel_source):")
+        print("    " + compiled.kernel_source.rstrip().replace("\n", "\n    "))
+        print()
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    import gpuops
+
+    try:
+        demo = _Demo(args.backend)
+    except gpuops.UnsupportedError as exc:
+        raise UsageError(str(exc)) from None
+    f32, i32 = DataType.FLOAT32, DataType.INT32
+
+    # (a) TensorRT ElementWise PROD with broadcast: (2, 3) * (1, 3), seed's expected values.
+    shape = (2, 3)
+    desc = ElementWiseMultiplyOperatorDesc(
+        a_tensor=TensorDesc(f32, shape),
+        b_tensor=TensorDesc.broadcast(f32, (1, 3), to=shape),
+        output_tensor=TensorDesc(f32, shape),
+    )
+    in1 = np.array([[-3.0, -2.0, -1.0], [0.0, 1.0, 2.0]], np.float32)
+    in2 = np.array([[4.0, 5.0, 6.0]], np.float32)
+    expected = np.array([[-12.0, -10.0, -6.0], [0.0, 5.0, 12.0]], np.float32)
+    demo.run(
+        "TensorRT ElementWise PROD, input1 (2, 3) * input2 (1, 3) broadcast (b_tensor stride 0 on axis 0)",
+        desc,
+        {"a (input1)": in1, "b (input2)": in2},
+        expected,
+        exact=True,
+    )
+
+    # (b) OpenVINO Divide, auto_broadcast=numpy: (8, 1, 6, 1) / (7, 1, 5) -> (8, 7, 6, 5).
+    a_shape, b_shape, out_shape = (8, 1, 6, 1), (7, 1, 5), (8, 7, 6, 5)
+    assert np.broadcast_shapes(a_shape, b_shape) == out_shape
+    a = ((np.arange(48, dtype=np.float32) - 20.0) * 0.75).reshape(a_shape)
+    b = (np.arange(35, dtype=np.float32) - 17.5).reshape(b_shape)  # half-integers: no zeros
+    desc = ElementWiseDivideOperatorDesc(
+        a_tensor=TensorDesc.broadcast(f32, a_shape, to=out_shape),
+        b_tensor=TensorDesc.broadcast(f32, b_shape, to=out_shape),
+        output_tensor=TensorDesc(f32, out_shape),
+    )
+    demo.run(
+        "OpenVINO Divide (auto_broadcast=numpy, pythondiv=false), float32 (8, 1, 6, 1) / (7, 1, 5) -> (8, 7, 6, 5)",
+        desc,
+        {"a": a, "b": b},
+        a.astype(np.float64) / b.astype(np.float64),
+        exact=False,
+        rtol=float(np.finfo(np.float32).eps),
+    )
+
+    # (c) The same shapes, int32, pythondiv=true: floor division (ELEMENT_WISE_FLOOR_DIVIDE).
+    ai = (np.arange(48, dtype=np.int32) - 24).reshape(a_shape)
+    bi = np.arange(35, dtype=np.int32) - 17
+    bi = np.where(bi >= 0, bi + 1, bi).astype(np.int32).reshape(b_shape)  # -17..-1, 1..18: no zeros
+    desc = ElementWiseFloorDivideOperatorDesc(
+        a_tensor=TensorDesc.broadcast(i32, a_shape, to=out_shape),
+        b_tensor=TensorDesc.broadcast(i32, b_shape, to=out_shape),
+        output_tensor=TensorDesc(i32, out_shape),
+    )
+    floor = np.floor_divide(ai, bi)
+    trunc = np.trunc(ai / bi.astype(np.float64)).astype(np.int32)  # ELEMENT_WISE_DIVIDE's integer rule
+    demo.run(
+        "OpenVINO Divide (auto_broadcast=numpy, pythondiv=true), int32 (8, 1, 6, 1) // (7, 1, 5) -> (8, 7, 6, 5)",
+        desc,
+        {"a": ai, "b": bi},
+        floor,
+        exact=True,
+        note=f"note: {int((floor != trunc).sum())} of {floor.size} results differ from truncation toward zero "
+        "(pythondiv=false, ELEMENT_WISE_DIVIDE), e.g. -1 // 2 == -1 where -1 / 2 == 0",
+    )
+
+    total = 3
+    if demo.failures:
+        print(f"demo: {demo.failures} of {total} checks FAILED on the {demo.device.backend} backend")
+        return 1
+    print(f"demo: all {total} checks PASS on the {demo.device.backend} backend")
+    return 0
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpuops",
+        description="gpuops: DirectML's operator-descriptor model on CuPy (CUDA) or NumPy.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{caps,info,demo}")
+    sub.required = True
+
+    caps = sub.add_parser("caps", help="per-operator capability tables (dims and data types by feature level)")
+    caps.add_argument("--op", metavar="NAME", help="one operator, e.g. add or ELEMENT_WISE_ADD (case-insensitive)")
+    caps.add_argument(
+        "--feature-level",
+        default=FeatureLevel.FL_6_4.label,
+        metavar="LEVEL",
+        help=f"DirectML feature level such as 5_1, 5.1 or FL_5_1 (default {FeatureLevel.FL_6_4.label})",
+    )
+    caps.add_argument("--json", action="store_true", help="print a JSON list of OperatorSupport.to_dict()")
+    caps.add_argument("--no-extensions", action="store_true", help="DirectML's own tables only (no gpuops extensions)")
+    caps.set_defaults(func=cmd_caps)
+
+    info = sub.add_parser("info", help="versions, CUDA availability, device and the auto-selected backend")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(func=cmd_info)
+
+    demo = sub.add_parser("demo", help="run the TensorRT PROD and OpenVINO Divide broadcast examples and check them")
+    demo.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto", help="default: auto")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or argparse's own usage errors (exit code 2)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"gpuops {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,293 @@
+"""The command line (``python -m gpuops caps|info|demo``), the README and the benchmark harness."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from descriptors import ROWS, FeatureLevel, OperatorType, operator_support
+from gpuops.__main__ import main, resolve_operator
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# --------------------------------------------------------------------------- caps
+
+
+def test_caps_plain_lists_every_operator(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps")
+    assert rc == 0
+    for row in ROWS:
+        assert re.search(rf"^{row.name}\s", out, re.M), row.name
+    assert "DirectML types" in out and "extension types" in out
+
+
+@pytest.mark.parametrize(
+    ("op", "level", "extensions"),
+    [
+        ("ELEMENT_WISE_ADD", "5_1", True),
+        ("ELEMENT_WISE_ADD", "2_1", True),
+        ("ELEMENT_WISE_DIVIDE", "4_1", False),
+        ("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", "2_0", True),  # not yet introduced
+        ("ELEMENT_WISE_FLOOR_DIVIDE", "6_4", False),  # extension operator, extensions off
+        ("ELEMENT_WISE_BIT_SHIFT_LEFT", "6_4", True),
+    ],
+)
+def test_caps_json_matches_operator_support(
+    capsys: pytest.CaptureFixture[str], op: str, level: str, extensions: bool
+) -> None:
+    argv = ["caps", "--json", "--op", op, "--feature-level", level]
+    if not extensions:
+        argv.append("--no-extensions")
+    rc, out, _ = run_cli(capsys, *argv)
+    assert rc == 0
+    got = json.loads(out)
+    want = operator_support(OperatorType[op], FeatureLevel.parse(level), extensions=extensions).to_dict()
+    assert got == [want]
+
+
+def test_caps_json_all_operators(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "--json", "--feature-level", "FL_3_0")
+    assert rc == 0
+    got = json.loads(out)
+    assert [d["operator"] for d in got] == [r.name for r in ROWS]
+    assert got == [operator_support(OperatorType[r.name], FeatureLevel.FL_3_0).to_dict() for r in ROWS]
+
+
+@pytest.mark.parametrize("name", ["add", "ADD", "Add", "element_wise_add", "ELEMENT-WISE-ADD"])
+def test_caps_op_name_forms(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    assert resolve_operator(name) is OperatorType.ELEMENT_WISE_ADD
+    rc, out, _ = run_cli(capsys, "caps", "--op", name)
+    assert rc == 0
+    assert "ELEMENT_WISE_ADD" in out
+    assert "ELEMENT_WISE_SUBTRACT" not in out
+
+
+def _tensor_line(out: str, role: str) -> tuple[str, str]:
+    """(dims, rest of the line) of one tensor's row in the plain caps table."""
+    m = re.search(rf"^\s+{role}\s+(?:input|output)\s+(\S+)\s+(.*)$", out, re.M)
+    assert m, f"no {role} row in:\n{out}"
+    return m.group(1), m.group(2)
+
+
+def test_caps_add_at_2_1_has_4_to_5_dims(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "--op", "add", "--feature-level", "2_1")
+    assert rc == 0
+    assert "FL 2_1" in out
+    for role in ("a_tensor", "b_tensor", "output_tensor"):
+        dims, rest = _tensor_line(out, role)
+        assert dims == "4-5"
+        assert "FLOAT32 FLOAT16 INT32 UINT32" in rest
+        assert "INT8" not in rest  # INT8 arrives at FL 5_1
+    rc, out, _ = run_cli(capsys, "caps", "--op", "add", "--feature-level", "5_1")
+    assert rc == 0
+    assert _tensor_line(out, "a_tensor")[0] == "1-8"
+    assert "INT8" in _tensor_line(out, "a_tensor")[1]
+
+
+def test_caps_not_supported_and_no_extensions(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "--op", "logical_less_than_or_equal", "--feature-level", "2_1")
+    assert rc == 0 and "not supported at FL 2_1" in out and "3_0" in out
+    rc, out, _ = run_cli(capsys, "caps", "--op", "add", "--no-extensions")
+    assert rc == 0 and "BFLOAT16" not in out and "FLOAT64" not in out
+    rc, out, _ = run_cli(capsys, "caps", "--op", "floor_divide", "--no-extensions")
+    assert rc == 0 and "extension" in out and "not supported" in out
+
+
+@pytest.mark.parametrize(("name", "suggestion"), [("addd", "ELEMENT_WISE_ADD"), ("divde", "ELEMENT_WISE_DIVIDE")])
+def test_caps_unknown_op_exit_code_2(capsys: pytest.CaptureFixture[str], name: str, suggestion: str) -> None:
+    rc, out, err = run_cli(capsys, "caps", "--op", name)
+    assert rc == 2
+    assert out == ""
+    assert "unknown operator" in err and repr(name) in err and suggestion in err
+
+
+def test_bad_usage_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = run_cli(capsys, "caps", "--feature-level", "9_9")
+    assert rc == 2 and "unknown feature level" in err
+    assert run_cli(capsys, "frobnicate")[0] == 2
+    assert run_cli(capsys)[0] == 2
+    assert run_cli(capsys, "demo", "--backend", "tpu")[0] == 2
+    assert run_cli(capsys, "--help")[0] == 0
+
+
+# --------------------------------------------------------------------------- info
+
+
+def test_info_plain(capsys: pytest.CaptureFixture[str]) -> None:
+    import gpuops
+
+    rc, out, _ = run_cli(capsys, "info")
+    assert rc == 0
+    for key in ("gpuops", "python", "numpy", "ml_dtypes", "cupy", "CUDA usable", "backend (auto)", "NVRTC"):
+        assert re.search(rf"^{re.escape(key)}\s", out, re.M), key
+    assert gpuops.__version__ in out
+    assert "feature level 6_4" in out
+
+
+def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    import gpuops
+
+    rc, out, _ = run_cli(capsys, "info", "--json")
+    assert rc == 0
+    info = json.loads(out)
+    assert info["gpuops"] == gpuops.__version__
+    assert info["numpy"] == np.__version__
+    assert info["backend"]["auto"] in ("numpy", "cupy")
+    assert info["backend"]["feature_level"] == "6_4"
+    cuda = info["cuda"]
+    assert isinstance(cuda["usable"], bool)
+    if cuda["usable"]:
+        assert info["backend"]["auto"] == "cupy"
+        assert re.fullmatch(r"\d+\.\d+", cuda["device"]["compute_capability"])
+    else:
+        assert info["backend"]["auto"] == "numpy"
+        assert cuda["reason"]
+    assert info["nvrtc"] is None or re.fullmatch(r"\d+\.\d+", info["nvrtc"])
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def _check_demo_output(out: str) -> None:
+    assert "[[-12., -10.,  -6.]," in out  # the TensorRT seed's expected PROD output
+    assert "-12" in out and "12." in out
+    assert out.count("check: PASS") == 3
+    assert "FAIL" not in out
+    assert "strides=(0, 1)" in out  # the stride-0 broadcast of input2
+    assert "strides=(6, 0, 1, 0)" in out and "strides=(0, 5, 0, 1)" in out  # OpenVINO (8,1,6,1) / (7,1,5)
+    for kernel in ("multiply_float32", "divide_float32", "floor_divide_int32"):
+        assert f"// gpuops ElementwiseKernel gpuops_element_wise_{kernel}" in out
+
+
+def test_demo_numpy(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "demo", "--backend", "numpy")
+    assert rc == 0, out
+    _check_demo_output(out)
+    assert "backend: numpy" in out
+
+
+@pytest.mark.gpu
+def test_demo_cupy(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "demo", "--backend", "cupy")
+    assert rc == 0, out
+    _check_demo_output(out)
+    assert "backend: cupy" in out
+
+
+def test_demo_cupy_without_cuda_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuops.backends.cupy_backend import is_usable
+
+    if is_usable():
+        pytest.skip("CUDA is usable here")
+    rc, _, err = run_cli(capsys, "demo", "--backend", "cupy")
+    assert rc == 2 and "cupy" in err
+
+
+def test_python_m_gpuops_demo_subprocess() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuops", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_demo_output(proc.stdout)
+
+
+# --------------------------------------------------------------------------- README
+
+
+def _section(text: str, title: str) -> str:
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert m, f"README has no '## {title}' section"
+    return m.group(1)
+
+
+def test_readme_setup_has_exactly_the_two_commands() -> None:
+    setup = _section(README.read_text(encoding="utf-8"), "Set up")
+    blocks = re.findall(r"```bash\n(.*?)```", setup, re.S)
+    assert [b.strip() for b in blocks] == [
+        "pip install -e . && python -m gpuops demo",
+        'pip install -e ".[test,nvrtc]" && GPUOPS_REQUIRE_NVRTC=1 python -m pytest -q',
+    ]
+    assert all(b.count("\n") == 1 for b in blocks)
+    assert ".[cuda12]" in setup and ".[cuda13]" in setup
+
+
+def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert blocks, "README has no python example"
+    for code in blocks:
+        exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+    out = capsys.readouterr().out
+    assert "[[10. 21. 32.]" in out
+    assert "a_tensor.sizes" in out and "FL_3_0" in out
+
+
+def _gen_readme_ops():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("gen_readme_ops", ROOT / "tools" / "gen_readme_ops.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_readme_ops_table_up_to_date() -> None:
+    gen = _gen_readme_ops()
+    table = gen.ops_table()
+    assert table.count("\n") == len(ROWS) + 2
+    assert gen.readme_table(README.read_text(encoding="utf-8")) == table, (
+        "README operator table is out of date: run `python tools/gen_readme_ops.py --write`"
+    )
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+def test_benchmark_harness_smoke(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks",
+            "--backend",
+            "numpy",
+            "--quick",
+            "--max-log2",
+            "12",
+            "--repeats",
+            "3",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads((tmp_path / "bench-numpy.json").read_text())
+    assert result["backend"] == "numpy" and result["baseline"] == "numpy"
+    assert {"device", "versions", "git_commit", "date", "rows", "summary"} <= result.keys()
+    cases = {(r["case"], r["variant"]) for r in result["rows"]}
+    for case in ("add_f32", "add_f16", "row_bcast_f32"):
+        assert {(case, "gpuops"), (case, "numpy"), (case, "copy")} <= cases
+    assert {("overhead_f32", "gpuops"), ("overhead_f32", "numpy")} <= cases
+    assert {r["n"] for r in result["rows"] if r["case"] == "add_f32"} == {1 << 10, 1 << 12}
+    for r in result["rows"]:
+        assert r["median_us"] > 0 and r["GB_s"] > 0 and r["ratio_to_baseline"] > 0
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / "bench-numpy.png").stat().st_size > 10_000

@@ -1,0 +1,88 @@
+"""Print the README's operator table, generated from the op table (``descriptors.ROWS``).
+
+    python tools/gen_readme_ops.py           # print the markdown table
+    python tools/gen_readme_ops.py --write   # replace it in README.md between the markers
+
+The README holds the output between ``<!-- ops:begin -->`` and ``<!-- ops:end -->``;
+``tests/test_cli.py`` fails when that copy is out of date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from descriptors import ROWS, DataType  # noqa: E402
+
+BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
+README = ROOT / "README.md"
+
+
+def _cell(text: str) -> str:
+    """Escape what would break a GitHub-flavoured markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _extension(row: object) -> str:
+    parts = []
+    if row.extension:  # type: ignore[attr-defined]
+        parts.append("gpuops operator")
+    ext: set[DataType] = set()
+    for types in row.extension_types.values():  # type: ignore[attr-defined]
+        ext |= types
+    if ext:
+        parts.append("types: " + ", ".join(t.name for t in sorted(ext, key=DataType.doc_order)))
+    return "; ".join(parts) or "no"
+
+
+def ops_table() -> str:
+    """The markdown table: one line per op-table row, in table order."""
+    lines = [
+        "| operator | formula | introduced | in-place | extension |",
+        "|---|---|---|---|---|",
+    ]
+    for row in ROWS:
+        lines.append(
+            f"| `{row.name}` | {_cell(row.summary)} | FL {row.introduced.label} | "
+            f"{'yes' if row.in_place else 'no'} | {_cell(_extension(row))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def readme_table(text: str) -> str:
+    """What the README currently holds between the markers."""
+    start = text.index(BEGIN) + len(BEGIN)
+    return text[start : text.index(END)].strip("\n") + "\n"
+
+
+def write_readme(path: Path = README) -> bool:
+    """Replace the table in the README; True when it changed."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index(BEGIN) + len(BEGIN)
+    end = text.index(END)
+    new = text[:start] + "\n" + ops_table() + text[end:]
+    if new == text:
+        return False
+    path.write_text(new, encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help=f"update {README.name} in place")
+    args = parser.parse_args(argv)
+    if args.write:
+        changed = write_readme()
+        print(f"{README.name}: {'updated' if changed else 'already up to date'}")
+    else:
+        sys.stdout.write(ops_table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
