@@ -430,7 +430,7 @@ ROWS: tuple[OpRow, ...] = (
     ),
     _binary(
         "ELEMENT_WISE_FLOOR_DIVIDE",
-        "floor(a / b) (TensorRT FLOOR_DIV, OpenVINO Divide pythondiv); integer x // 0 == 0",
+        "floor(a / b) as Python's a // b (TensorRT FLOOR_DIV, OpenVINO Divide pythondiv); integer x // 0 == 0",
         _A,
         {"float": "gpuops_fdiv_floor(x, y)", "int": "gpuops_div_floor<T, U>(x, y)"},
         {"any": np.floor_divide},

@@ -124,7 +124,7 @@ class _Checker:
     def output_layout(self, role: str, t: TensorDesc) -> None:
         assert t.strides is not None
         dims = sorted((st, s, i) for i, (s, st) in enumerate(zip(t.sizes, t.strides, strict=True)) if s > 1)
-        reach = 0  # largest index reachable by the dimensions already seen, plus one
+        reach = 1  # one past the largest index the dimensions already seen can reach (index 0 alone)
         for st, s, i in dims:
             if st == 0:
                 raise self.fail(

@@ -38,7 +38,9 @@ def test_cupy_accepts_every_generated_kernel(row: d.schema.OpRow) -> None:
             if sb and plan_problem(row, dtypes, True) is not None:
                 continue
             spec = elementwise_kernel_spec(row, dtypes, sb)
-            k = cupy.ElementwiseKernel(spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble)
+            k = cupy.ElementwiseKernel(
+                spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
+            )
             assert k.nin == len(spec.input_roles) + len(spec.scalar_params)
             assert k.nout == len(spec.output_roles)
             assert k.name == spec.name

@@ -1,0 +1,351 @@
+"""Independent references for every operator, written from the DirectML formulas.
+
+Sources: shared/reference/directml.md sections 2.2 and 9 (formulas, edge semantics) and
+API.md's "Semantics that must be the same on both backends". Nothing here reads the op
+table's own expressions: floats are computed in float64 NumPy, integers exactly with Python
+ints and wrapped modulo 2**bits, bit operators on the raw bits as Python ints.
+
+Every reference has the signature ``ref(a, b, out_dtype, scale_bias=None) -> Expected``:
+``a`` and ``b`` are the logical input values (NumPy arrays of the tensors' own dtypes),
+``out_dtype`` the output's numpy dtype, ``scale_bias`` an optional ``(scale, bias)`` pair
+(POW only). ``Expected.exact`` says how to compare: exact references hold the result in
+the output's dtype and must match bit for bit; the others hold float64 values that the
+float16/bfloat16/float32/float64 result must match within a tolerance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+
+__all__ = ["REFERENCES", "Expected"]
+
+_FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16))
+_UINT_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@dataclasses.dataclass(frozen=True)
+class Expected:
+    values: np.ndarray
+    exact: bool
+
+
+def _is_float(arr: np.ndarray) -> bool:
+    return np.dtype(arr.dtype) in _FLOAT_DTYPES
+
+
+def _f64(arr: np.ndarray) -> np.ndarray:
+    return np.asarray(arr).astype(np.float64)
+
+
+def _pyints(arr: np.ndarray) -> list[int]:
+    """The values of an integer (or bool) array as Python ints, flat."""
+    return [int(v) for v in np.asarray(arr).ravel().tolist()]
+
+
+def _bits(arr: np.ndarray) -> list[int]:
+    """The raw bit patterns of an array as unsigned Python ints, flat."""
+    arr = np.ascontiguousarray(arr)
+    return [int(v) for v in arr.view(_UINT_OF[arr.dtype.itemsize]).ravel().tolist()]
+
+
+def _wrap(value: int, dtype: np.dtype) -> int:
+    """``value`` modulo 2**bits, read back as the (signed or unsigned) integer type."""
+    dtype = np.dtype(dtype)
+    bits = dtype.itemsize * 8
+    value %= 1 << bits
+    if dtype.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _int_result(values: list[int], shape: tuple[int, ...], out: np.dtype) -> Expected:
+    out = np.dtype(out)
+    wrapped = np.array([_wrap(v, out) for v in values], dtype=object)
+    return Expected(wrapped.astype(out).reshape(shape), True)
+
+
+def _bits_result(values: list[int], shape: tuple[int, ...], out: np.dtype) -> Expected:
+    out = np.dtype(out)
+    mask = (1 << (out.itemsize * 8)) - 1
+    raw = np.array([v & mask for v in values], dtype=_UINT_OF[out.itemsize]).reshape(shape)
+    return Expected(raw.view(out), True)
+
+
+def _bool_result(values: list[bool], shape: tuple[int, ...], out: np.dtype) -> Expected:
+    return Expected(np.array([1 if v else 0 for v in values], dtype=np.uint8).astype(out).reshape(shape), True)
+
+
+def _float_result(values: np.ndarray) -> Expected:
+    return Expected(np.asarray(values, dtype=np.float64), False)
+
+
+def _shape(a: np.ndarray, b: np.ndarray) -> tuple[int, ...]:
+    return np.broadcast_shapes(np.shape(a), np.shape(b))
+
+
+def _pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    shape = _shape(a, b)
+    return np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+
+
+# --- integer building blocks (exact) -----------------------------------------------------------
+
+
+def _trunc_div(x: int, y: int) -> int:
+    """C integer division: toward zero; x / 0 -> 0 (API.md)."""
+    if y == 0:
+        return 0
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+def _floor_div(x: int, y: int) -> int:
+    return 0 if y == 0 else x // y
+
+
+def _mod_trunc(x: int, y: int) -> int:
+    """C ``%``: sign of the dividend; x % 0 -> 0."""
+    if y == 0:
+        return 0
+    r = abs(x) % abs(y)
+    return -r if x < 0 else r
+
+
+def _mod_floor(x: int, y: int) -> int:
+    """Python ``%``: sign of the divisor; x % 0 -> 0."""
+    return 0 if y == 0 else x % y
+
+
+def _int_pow(x: int, e: int, out: np.dtype) -> int:
+    """Exact integer power, wrapping; a negative exponent gives 1/x**|e| truncated."""
+    if e >= 0:
+        return pow(x, e, 1 << (np.dtype(out).itemsize * 8))
+    if x == 1:
+        return 1
+    if x == -1:
+        return -1 if e % 2 else 1
+    return 0
+
+
+def _int_binary(func: Callable[[int, int], int]) -> Callable[..., Expected]:
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        a, b = _pairs(a, b)
+        return _int_result([func(x, y) for x, y in zip(_pyints(a), _pyints(b), strict=True)], a.shape, out)
+
+    return ref
+
+
+# --- float building blocks (float64) -----------------------------------------------------------
+
+
+def _fmod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """C fmod: x - y * trunc(x / y), exact; fmod(x, 0) and fmod(inf, y) are NaN, fmod(x, inf) = x."""
+    with np.errstate(all="ignore"):
+        return np.fmod(x, y)
+
+
+def _mod_floor_float(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """a - b * floor(a / b) with the sign of the divisor (Python's float %), x % 0 -> NaN."""
+    r = _fmod(x, y)
+    with np.errstate(all="ignore"):
+        fix = (r != 0) & ((r < 0) != (y < 0))
+        r = np.where(fix, r + y, r)
+    return np.where(r == 0, np.copysign(0.0, y), r)
+
+
+def _floor_div_float(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """floor(a / b) of the exact quotient; IEEE a / b when b == 0 or an operand is not finite."""
+    out = np.empty(x.shape, np.float64)
+    for i, (p, q) in enumerate(zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)):
+        if q == 0 or not (math.isfinite(p) and math.isfinite(q)):
+            with np.errstate(all="ignore"):
+                out.flat[i] = np.floor(np.float64(p) / np.float64(q))
+            continue
+        f = math.floor(Fraction(p) / Fraction(q))
+        out.flat[i] = math.copysign(0.0, p / q) if f == 0 else float(f)
+    return out
+
+
+def _nan_either(x: np.ndarray, y: np.ndarray, value: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, value)
+
+
+# --- the references ----------------------------------------------------------------------------
+
+
+def _arith(float_f: Callable[[np.ndarray, np.ndarray], np.ndarray], int_f: Callable[[int, int], int] | None):
+    int_ref = _int_binary(int_f) if int_f is not None else None
+
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        if _is_float(a):
+            x, y = _pairs(_f64(a), _f64(b))
+            with np.errstate(all="ignore"):
+                return _float_result(float_f(x, y))
+        if int_ref is None:
+            raise TypeError("float-only operator")
+        return int_ref(a, b, out)
+
+    return ref
+
+
+def add(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    return _arith(lambda x, y: x + y, lambda x, y: x + y)(a, b, out)
+
+
+def subtract(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    return _arith(lambda x, y: x - y, lambda x, y: x - y)(a, b, out)
+
+
+def multiply(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    return _arith(lambda x, y: x * y, lambda x, y: x * y)(a, b, out)
+
+
+def divide(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """Floats: IEEE a / b. Integers: truncate toward zero, x / 0 -> 0, INT_MIN / -1 wraps."""
+    return _arith(lambda x, y: x / y, _trunc_div)(a, b, out)
+
+
+def maximum(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """max(a, b); NaN in either operand gives NaN (API.md)."""
+    return _arith(lambda x, y: _nan_either(x, y, np.where(x >= y, x, y)), max)(a, b, out)
+
+
+def minimum(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    return _arith(lambda x, y: _nan_either(x, y, np.where(x <= y, x, y)), min)(a, b, out)
+
+
+def mean(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """(a + b) / 2; integers truncate toward zero (exact, no intermediate overflow)."""
+    return _arith(lambda x, y: (x + y) / 2, lambda x, y: _trunc_div(x + y, 2))(a, b, out)
+
+
+def pow_(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """pow(input * scale + bias, exponent). Integer ** integer is exact (wrapping)."""
+    if _is_float(a):
+        x = _f64(a)
+        if scale_bias is not None:
+            scale, bias = (float(np.float32(v)) for v in scale_bias)  # DML_SCALE_BIAS holds FLOATs
+            with np.errstate(all="ignore"):
+                x = x * scale + bias
+        x, e = _pairs(x, _f64(b))
+        with np.errstate(all="ignore"):
+            return _float_result(np.power(x, e))
+    if scale_bias is not None:
+        raise TypeError("ScaleBias on an integer input is undefined")
+    if _is_float(b):
+        raise TypeError("integer input with a float exponent is undefined")
+    x, e = _pairs(a, b)
+    return _int_result([_int_pow(p, q, out) for p, q in zip(_pyints(x), _pyints(e), strict=True)], x.shape, out)
+
+
+def _truth(arr: np.ndarray) -> list[bool]:
+    if _is_float(arr):
+        return [v != 0 for v in _f64(arr).ravel().tolist()]
+    return [v != 0 for v in _pyints(arr)]
+
+
+def _logical(func: Callable[[bool, bool], bool]) -> Callable[..., Expected]:
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        a, b = _pairs(a, b)
+        return _bool_result([func(x, y) for x, y in zip(_truth(a), _truth(b), strict=True)], a.shape, out)
+
+    return ref
+
+
+def _compare(func: Callable[[object, object], bool]) -> Callable[..., Expected]:
+    """a OP b written as 1/0; floats compare as IEEE values (NaN compares false)."""
+
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        a, b = _pairs(a, b)
+        if _is_float(a):
+            xs, ys = _f64(a).ravel().tolist(), _f64(b).ravel().tolist()
+        else:
+            xs, ys = _pyints(a), _pyints(b)
+        return _bool_result([func(x, y) for x, y in zip(xs, ys, strict=True)], a.shape, out)
+
+    return ref
+
+
+def _bitwise(func: Callable[[int, int], int]) -> Callable[..., Expected]:
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        a, b = _pairs(a, b)
+        return _bits_result([func(x, y) for x, y in zip(_bits(a), _bits(b), strict=True)], a.shape, out)
+
+    return ref
+
+
+def _shift(left: bool) -> Callable[..., Expected]:
+    """Logical shifts of the raw bits; a shift of the width or more gives 0."""
+
+    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+        a, b = _pairs(a, b)
+        width = np.dtype(a.dtype).itemsize * 8
+        vals = []
+        for x, s in zip(_bits(a), _bits(b), strict=True):
+            if s >= width:
+                vals.append(0)
+            else:
+                vals.append((x << s) & ((1 << width) - 1) if left else x >> s)
+        return _bits_result(vals, a.shape, out)
+
+    return ref
+
+
+def modulus_truncate(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """a - b * trunc(a / b), sign of a (C fmod); integer x % 0 -> 0."""
+    return _arith(_fmod, _mod_trunc)(a, b, out)
+
+
+def modulus_floor(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """a - b * floor(a / b), sign of b (Python %); integer x % 0 -> 0."""
+    return _arith(_mod_floor_float, _mod_floor)(a, b, out)
+
+
+def atan_yx(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """atan2(y = a, x = b)."""
+    return _arith(np.arctan2, None)(a, b, out)
+
+
+def difference_square(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    return _arith(lambda x, y: (x - y) * (x - y), lambda x, y: (x - y) * (x - y))(a, b, out)
+
+
+def floor_divide(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+    """floor(a / b); integer x // 0 -> 0, INT_MIN // -1 wraps."""
+    return _arith(_floor_div_float, _floor_div)(a, b, out)
+
+
+REFERENCES: dict[str, Callable[..., Expected]] = {
+    "ELEMENT_WISE_ADD": add,
+    "ELEMENT_WISE_SUBTRACT": subtract,
+    "ELEMENT_WISE_MULTIPLY": multiply,
+    "ELEMENT_WISE_DIVIDE": divide,
+    "ELEMENT_WISE_MAX": maximum,
+    "ELEMENT_WISE_MIN": minimum,
+    "ELEMENT_WISE_MEAN": mean,
+    "ELEMENT_WISE_POW": pow_,
+    "ELEMENT_WISE_LOGICAL_AND": _logical(lambda x, y: x and y),
+    "ELEMENT_WISE_LOGICAL_OR": _logical(lambda x, y: x or y),
+    "ELEMENT_WISE_LOGICAL_XOR": _logical(lambda x, y: x != y),
+    "ELEMENT_WISE_LOGICAL_EQUALS": _compare(lambda x, y: x == y),
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN": _compare(lambda x, y: x > y),
+    "ELEMENT_WISE_LOGICAL_LESS_THAN": _compare(lambda x, y: x < y),
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL": _compare(lambda x, y: x >= y),
+    "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL": _compare(lambda x, y: x <= y),
+    "ELEMENT_WISE_BIT_AND": _bitwise(lambda x, y: x & y),
+    "ELEMENT_WISE_BIT_OR": _bitwise(lambda x, y: x | y),
+    "ELEMENT_WISE_BIT_XOR": _bitwise(lambda x, y: x ^ y),
+    "ELEMENT_WISE_BIT_SHIFT_LEFT": _shift(left=True),
+    "ELEMENT_WISE_BIT_SHIFT_RIGHT": _shift(left=False),
+    "ELEMENT_WISE_MODULUS_TRUNCATE": modulus_truncate,
+    "ELEMENT_WISE_MODULUS_FLOOR": modulus_floor,
+    "ELEMENT_WISE_ATAN_YX": atan_yx,
+    "ELEMENT_WISE_DIFFERENCE_SQUARE": difference_square,
+    "ELEMENT_WISE_FLOOR_DIVIDE": floor_divide,
+}
