@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from .enums import DataType
 from .optable import ROWS, OperatorType, row_of
-from .schema import FieldKind, OpRow
+from .schema import NO_DEFAULT, FieldKind, OpRow
 from .tensor import TensorDesc
 
 __all__ = ["DESC_CLASSES", "OperatorDesc", "ScaleBias", "desc_class"]
@@ -50,21 +51,44 @@ class OperatorDesc:
         return tuple(getattr(self, f.name) for f in self.row.output_fields)
 
 
-_FIELD_TYPES: dict[FieldKind, tuple[Any, Any]] = {
-    FieldKind.INPUT_TENSOR: (TensorDesc, dataclasses.MISSING),
-    FieldKind.OUTPUT_TENSOR: (TensorDesc, dataclasses.MISSING),
-    FieldKind.OPTIONAL_INPUT_TENSOR: (TensorDesc | None, None),
-    FieldKind.SCALE_BIAS: (ScaleBias | None, None),
+_FIELD_TYPES: dict[FieldKind, Any] = {
+    FieldKind.INPUT_TENSOR: TensorDesc,
+    FieldKind.OUTPUT_TENSOR: TensorDesc,
+    FieldKind.OPTIONAL_INPUT_TENSOR: TensorDesc | None,
+    FieldKind.SCALE_BIAS: ScaleBias | None,
+    FieldKind.FLOAT: float,
+    FieldKind.ENUM: Any,
+    FieldKind.SCALAR: int | float,
+    FieldKind.DATA_TYPE: DataType,
+    FieldKind.FUSED_ACTIVATION: OperatorDesc | None,
 }
+_POSITIONAL = (FieldKind.INPUT_TENSOR, FieldKind.OUTPUT_TENSOR, FieldKind.OPTIONAL_INPUT_TENSOR, FieldKind.SCALE_BIAS)
+_NONE_DEFAULT = (FieldKind.OPTIONAL_INPUT_TENSOR, FieldKind.SCALE_BIAS, FieldKind.FUSED_ACTIVATION)
 
 
 def _make_class(row: OpRow) -> type[OperatorDesc]:
-    fields = []
+    """Tensors and ScaleBias positional, in DirectML's order; parameters keyword-only.
+
+    A fused activation's tensors are absent (DirectML: InputTensor = OutputTensor = NULL), so
+    every tensor field defaults to None only for activation rows, which may be fused.
+    """
+    fields: list[Any] = []
+    kw_only_started = False
     for f in row.fields:
-        typ, default = _FIELD_TYPES[f.kind]
-        fields.append(
-            (f.name, typ) if default is dataclasses.MISSING else (f.name, typ, dataclasses.field(default=default))
-        )
+        typ = _FIELD_TYPES[f.kind]
+        if f.kind not in _POSITIONAL and not kw_only_started:
+            fields.append(("_", dataclasses.KW_ONLY))
+            kw_only_started = True
+        if f.default is not NO_DEFAULT:
+            default = f.default
+        elif f.kind in _NONE_DEFAULT or (row.fusable and f.is_tensor):
+            default = None
+        else:
+            default = dataclasses.MISSING
+        if default is dataclasses.MISSING:
+            fields.append((f.name, typ))
+        else:
+            fields.append((f.name, typ, dataclasses.field(default=default)))
     op = OperatorType[row.name]
     cls = dataclasses.make_dataclass(
         row.class_name,

@@ -8,11 +8,14 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from .enums import DataType, FeatureLevel
 
 __all__ = [
     "ALL_INT",
+    "NO_DEFAULT",
+    "ParamRule",
     "Domain",
     "Exprs",
     "Field",
@@ -51,14 +54,41 @@ class FieldKind(enum.Enum):
     OPTIONAL_INPUT_TENSOR = "optional input tensor"
     OUTPUT_TENSOR = "output tensor"
     SCALE_BIAS = "scale bias"
+    FLOAT = "FLOAT parameter"  # a kernel argument (float32), never a literal in the source
+    ENUM = "enum parameter"  # a kernel argument (int32)
+    SCALAR = "DML_SCALAR_UNION parameter"  # a kernel argument typed by the output tensor's DataType
+    DATA_TYPE = "data type parameter"
+    FUSED_ACTIVATION = "fused activation"
+
+
+NO_DEFAULT = object()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Field:
-    """One field of an operator descriptor, in DirectML's order, named in snake_case."""
+    """One field of an operator descriptor, in DirectML's order, named in snake_case.
+
+    Tensors and ScaleBias are positional in the dataclass (DirectML's struct order);
+    parameters are keyword-only, with DirectML's (or DirectMLX's) default where one exists.
+    ``enum_type`` is the enum of an ENUM field; ``extension`` marks a field DirectML's struct
+    does not have (such as ``fused_activation`` on binary operators other than ADD1).
+    """
 
     name: str
     kind: FieldKind
+    default: object = NO_DEFAULT
+    enum_type: type | None = None
+    extension: bool = False
+
+    @property
+    def is_param(self) -> bool:
+        """A value passed to the kernel as an argument (FLOAT, ENUM or SCALAR)."""
+        return self.kind in (FieldKind.FLOAT, FieldKind.ENUM, FieldKind.SCALAR)
+
+    @property
+    def kernel_name(self) -> str:
+        """The kernel argument name of a parameter: ``alpha`` -> ``p_alpha`` (``min`` must not shadow min())."""
+        return f"p_{self.name}"
 
     @property
     def is_tensor(self) -> bool:
@@ -150,6 +180,19 @@ _FALLBACK = {
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ParamRule:
+    """A constraint on one parameter: ``check(value)`` must hold, below ``relaxed_at`` if given.
+
+    Example: ACTIVATION_SOFTPLUS ``steepness >= 1`` until FL 6_4 (reference section 3).
+    """
+
+    field: str
+    check: Callable[[Any], bool]
+    requirement: str
+    relaxed_at: FeatureLevel | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class OpRow:
     """One operator: everything every layer needs to know about it.
 
@@ -162,6 +205,9 @@ class OpRow:
     in_place: DirectML's "supports in-place execution".
     extension: the operator itself is not DirectML's.
     summary: the formula, as the docs state it.
+    primary: the input whose data type decides the compute type (default: the first input).
+    fusable: DirectML accepts this activation as a ``FusedActivation``.
+    param_rules: constraints on parameter values (see :class:`ParamRule`).
     """
 
     name: str
@@ -177,6 +223,22 @@ class OpRow:
     extension: bool = False
     family: str = "binary"
     notes: str = ""
+    primary: str = ""
+    fusable: bool = False
+    param_rules: tuple[ParamRule, ...] = ()
+
+    @property
+    def primary_role(self) -> str:
+        return self.primary or self.input_fields[0].name
+
+    @property
+    def param_fields(self) -> tuple[Field, ...]:
+        """Fields passed to the kernel as arguments, in field order."""
+        return tuple(f for f in self.fields if f.is_param)
+
+    @property
+    def fused_field(self) -> Field | None:
+        return next((f for f in self.fields if f.kind is FieldKind.FUSED_ACTIVATION), None)
 
     @property
     def introduced(self) -> FeatureLevel:
