@@ -60,11 +60,11 @@ def compute_plan(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
     """The plan for ``row`` with tensor data types ``dtypes`` (role -> DataType)."""
     in_roles = [f.name for f in row.input_fields if f.name in dtypes]
     out_role = row.output_fields[0].name
-    primary = dtypes[in_roles[0]]
+    primary = dtypes[row.primary_role]
     out = dtypes[out_role]
     if row.domain is Domain.BITS:
         inputs = {r: UNSIGNED_OF_WIDTH[dtypes[r].itemsize] for r in in_roles}
-        compute = inputs[in_roles[0]]
+        compute = inputs[row.primary_role]
         return ComputePlan("uint", inputs, compute, out, UNSIGNED_OF_WIDTH[out.itemsize])
     if row.domain is Domain.LOGICAL:
         return ComputePlan(value_class(primary), {r: dtypes[r] for r in in_roles}, primary, out, out)
@@ -87,14 +87,14 @@ def plan_problem(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
     An integer input computes exactly in integers, so every other input must be integer too.
     """
     in_roles = [f.name for f in row.input_fields if f.name in dtypes]
-    primary_role = in_roles[0]
+    primary_role = row.primary_role
     primary = dtypes[primary_role]
     if has_scale_bias and (primary.itemsize == 8 and not primary.is_float or primary is DataType.FLOAT64):
         return "scale_bias", f"ScaleBias is not supported for 64-bit {primary.name} (DirectML PR #275)"
     if has_scale_bias and not primary.is_float:
         return "scale_bias", f"ScaleBias on an integer {primary_role} ({primary.name}) is not defined"
     if row.domain is Domain.ARITH and not primary.is_float:
-        for r in in_roles[1:]:
+        for r in (r for r in in_roles if r != primary_role):
             if dtypes[r].is_float:
                 return (
                     f"{r}.data_type",

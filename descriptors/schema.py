@@ -227,6 +227,12 @@ class OpRow:
     fusable: bool = False
     param_rules: tuple[ParamRule, ...] = ()
 
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"{self.name} has no field {name!r}")
+
     @property
     def primary_role(self) -> str:
         return self.primary or self.input_fields[0].name

@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from .compute import plan_problem
 from .descs import OperatorDesc, ScaleBias
 from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError
 from .optable import row_of
-from .schema import OpRow, Tier
+from .schema import FieldKind, OpRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
 
 __all__ = ["validate"]
@@ -175,12 +177,96 @@ class _Checker:
                             lambda tr, r=r, first=first: all(r not in g for g in tr.same_type if first in g)
                         ),
                     )
+        self.params(row, desc, tensors, "")
+        self.fused(desc, tensors)
         sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
         if sb is not None and not isinstance(sb, ScaleBias):
             raise self.fail("scale_bias", f"must be a ScaleBias or None (got {type(sb).__name__})")
         problem = plan_problem(row, {r: t.data_type for r, t in tensors.items()}, sb is not None)
         if problem is not None:
             raise self.fail(problem[0], problem[1])
+
+    def params(self, row: OpRow, desc: OperatorDesc, tensors: dict[str, TensorDesc], prefix: str) -> None:
+        """FLOAT, ENUM, SCALAR and DATA_TYPE fields, then the row's parameter rules."""
+        out_type = next((tensors[f.name].data_type for f in self.row.output_fields if f.name in tensors), None)
+        for f in row.fields:
+            v = getattr(desc, f.name)
+            where = prefix + f.name
+            if f.kind is FieldKind.FLOAT:
+                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise self.fail(where, f"must be a number (FLOAT) (got {v!r})")
+            elif f.kind is FieldKind.ENUM:
+                assert f.enum_type is not None
+                try:
+                    f.enum_type(v)
+                except (ValueError, TypeError):
+                    raise self.fail(
+                        where, f"must be a {f.enum_type.__name__} (got {v!r}); allowed: {_names(f.enum_type)}"
+                    ) from None
+            elif f.kind is FieldKind.DATA_TYPE:
+                if not isinstance(v, DataType) or (out_type is not None and v is not out_type):
+                    raise self.fail(
+                        where,
+                        f"must equal the output tensor's DataType ({getattr(out_type, 'name', out_type)}) (got {v!r})",
+                    )
+            elif f.kind is FieldKind.SCALAR:
+                self.scalar(where, v, out_type)
+        for rule in row.param_rules:
+            v = getattr(desc, rule.field)
+            if rule.relaxed_at is not None and self.level >= rule.relaxed_at:
+                continue
+            if not rule.check(v):
+                hint = f"relaxed at {rule.relaxed_at.name}" if rule.relaxed_at is not None else ""
+                raise self.fail(prefix + rule.field, f"is {v!r}; {row.name} requires {rule.requirement}", hint)
+
+    def scalar(self, where: str, v: object, dt: DataType | None) -> None:
+        """A DML_SCALAR_UNION value, read as ``dt``: an integer type needs an integer in range."""
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise self.fail(where, f"must be a number (got {v!r})")
+        if dt is not None and not dt.is_float and dt is not DataType.BOOL:
+            info = np.iinfo(dt.numpy_dtype)
+            if not isinstance(v, (int, np.integer)) and (not math.isfinite(float(v)) or float(v) != int(v)):
+                raise self.fail(where, f"must be an integer for {dt.name} (got {v!r})")
+            if not info.min <= int(v) <= info.max:
+                raise self.fail(where, f"is {v!r}, outside {dt.name} [{info.min}, {info.max}]")
+
+    def fused(self, desc: OperatorDesc, tensors: dict[str, TensorDesc]) -> None:
+        """DirectML's FusedActivation: a fusable activation with null tensors, float output only."""
+        field = self.row.fused_field
+        if field is None:
+            return
+        act = getattr(desc, field.name)
+        if act is None:
+            return
+        if field.extension and not self.extensions:
+            raise self.fail(field.name, "is a gpuops extension on this operator; this device has extensions turned off")
+        from .optable import ROWS  # the fusable list comes from the table
+
+        fusable = [r.name for r in ROWS if r.fusable]
+        if not isinstance(act, OperatorDesc) or not act.row.fusable:
+            got = act.row.name if isinstance(act, OperatorDesc) else type(act).__name__
+            raise self.fail(field.name, f"is {got}; fusable activations: {', '.join(fusable)}")
+        act_row = act.row
+        if act_row.introduced > self.level:
+            raise self.fail(
+                field.name,
+                f"{act_row.name} is not available at {self.level.name}",
+                f"introduced at {act_row.introduced.name}",
+            )
+        for f in act_row.tensor_fields:
+            if getattr(act, f.name) is not None:
+                raise self.fail(f"{field.name}.{f.name}", "must be None in a fused activation (DirectML: NULL)")
+        out = tensors[self.row.output_fields[0].name].data_type
+        allowed = {DataType.FLOAT32, DataType.FLOAT16}
+        if self.extensions:
+            allowed |= {DataType.FLOAT64, DataType.BFLOAT16}
+        if out not in allowed:
+            raise self.fail(
+                field.name,
+                f"needs a float output tensor; output_tensor is {out.name} "
+                f"(allowed: {_names(sorted(allowed, key=DataType.doc_order))})",
+            )
+        self.params(act_row, act, {}, f"{field.name}.")
 
     def shapes(self, tensors: dict[str, TensorDesc]) -> None:
         roles = list(tensors)

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from descriptors import DataType
 from descriptors.compute import ComputePlan, compute_plan
 from descriptors.cuda_helpers import helper_source
-from descriptors.schema import Domain, OpRow
+from descriptors.schema import Domain, Field, FieldKind, OpRow
 
-__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "param_name"]
+__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "param_name", "scalar_params"]
 
 # CuPy's C names for each dtype (cupy._core._scalar.get_typename).
 C_TYPES: dict[DataType, str] = {
@@ -39,6 +39,8 @@ C_TYPES: dict[DataType, str] = {
 PARAM_TYPES: dict[DataType, str] = {d: d.numpy_dtype.name for d in DataType}
 
 SCALE, BIAS = "gpuops_scale", "gpuops_bias"
+FUSED_PREFIX = "fused_"
+OPERANDS = ("x", "y", "z")  # the inputs in field order, as the row's expressions name them
 
 _HEADERS = (
     "cupy/complex.cuh",
@@ -76,6 +78,7 @@ class KernelSpec:
     scalar_params: tuple[str, ...]
     output_roles: tuple[str, ...]
     plan: ComputePlan
+    scalar_types: tuple[DataType, ...] = ()
 
     @property
     def source(self) -> str:
@@ -108,8 +111,8 @@ class KernelSpec:
             n, c = param_name(role), C_TYPES[types[role]]
             params.append(f"CArray<{c}, {flags}> _raw_{n}")
             binds.append(f"const {c} &{n} = _raw_{n}[_ind.get()];")
-        for s in self.scalar_params:
-            params.append(f"const float {s}")
+        for s, st in zip(self.scalar_params, self.scalar_types, strict=True):
+            params.append(f"const {C_TYPES[st]} {s}")
         for role in self.output_roles:
             n, c = param_name(role), C_TYPES[types[role]]
             params.append(f"CArray<{c}, {flags}> _raw_{n}")
@@ -130,6 +133,8 @@ class KernelSpec:
     def _param_types(self) -> dict[str, DataType]:
         out: dict[str, DataType] = {}
         for chunk in (self.in_params + ", " + self.out_params).split(","):
+            if not chunk.strip():
+                continue
             typ, name = chunk.split()
             for role in self.input_roles + self.output_roles:
                 if param_name(role) == name:
@@ -137,55 +142,94 @@ class KernelSpec:
         return out
 
 
-def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool) -> str:
+def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None) -> str:
     names = [dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes]
-    unique = list(dict.fromkeys(names))
-    suffix = "_".join(unique)
-    return f"gpuops_{row.name.lower()}_{suffix}" + ("_scalebias" if has_scale_bias else "")
+    suffix = "_".join(dict.fromkeys(names))
+    name = f"gpuops_{row.name.lower()}_{suffix}" + ("_scalebias" if has_scale_bias else "")
+    if fused is not None:
+        name += "_fused_" + fused.name.lower()
+    return name
 
 
-def elementwise_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False) -> KernelSpec:
-    """Generate the kernel of ``row`` for tensor data types ``dtypes`` (role -> DataType)."""
+def _param_type(f: Field, output: DataType) -> DataType:
+    if f.kind is FieldKind.FLOAT:
+        return DataType.FLOAT32
+    if f.kind is FieldKind.ENUM:
+        return DataType.INT32
+    return output  # SCALAR: DML_SCALAR_UNION read as the output's data type (CLIP1: MinMaxDataType)
+
+
+def scalar_params(
+    row: OpRow, output: DataType, has_scale_bias: bool, fused: OpRow | None
+) -> tuple[tuple[str, DataType], ...]:
+    """Kernel scalar arguments in order: ScaleBias, the row's parameters, the fused activation's."""
+    out: list[tuple[str, DataType]] = []
+    if has_scale_bias:
+        out += [(SCALE, DataType.FLOAT32), (BIAS, DataType.FLOAT32)]
+    out += [(f.kernel_name, _param_type(f, output)) for f in row.param_fields]
+    if fused is not None:
+        out += [(FUSED_PREFIX + f.kernel_name, _param_type(f, output)) for f in fused.param_fields]
+    return tuple(out)
+
+
+def elementwise_kernel_spec(
+    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: OpRow | None = None
+) -> KernelSpec:
+    """Generate the kernel of ``row`` for tensor data types ``dtypes`` (role -> DataType).
+
+    ``fused`` is the row of a fused activation (DirectML ``FusedActivation``): it is applied
+    to the operator's result in the compute type, inside the same kernel, before the one
+    final rounding to the output type.
+    """
     plan = compute_plan(row, dtypes, has_scale_bias)
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
     out_roles = tuple(f.name for f in row.output_fields)
+    out_type = dtypes[out_roles[0]]
+    scalars = scalar_params(row, out_type, has_scale_bias, fused)
     in_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in in_roles]
-    scalars: tuple[str, ...] = (SCALE, BIAS) if has_scale_bias else ()
-    in_params += [f"float32 {s}" for s in scalars]
+    in_params += [f"{PARAM_TYPES[t]} {n}" for n, t in scalars]
     out_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in out_roles]
 
     t = C_TYPES[plan.compute]
     lines = [f"typedef {t} T;", f"typedef {_wide_unsigned(plan.compute)} U;"]
-    operand_names = ("x", "y", "z")
-    for i, role in enumerate(in_roles):
+    for role in in_roles:
         ct = C_TYPES[plan.inputs[role]]
         src = param_name(role)
         value = f"gpuops_bitcast<{ct}>({src})" if row.domain is Domain.BITS else f"static_cast<{ct}>({src})"
-        if i == 0 and has_scale_bias:
+        if role == row.primary_role and has_scale_bias:
             value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
-        lines.append(f"const {ct} {operand_names[i]} = {value};")
+        lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
     expr = row.exprs.cuda_for(plan.value_class)
     out = param_name(out_roles[0])
-    oc = C_TYPES[dtypes[out_roles[0]]]
+    oc = C_TYPES[out_type]
+    result_type = C_TYPES[plan.out_compute]
+    helpers = list(row.preamble)
+    if fused is not None:
+        lines.append(f"{result_type} v = static_cast<{result_type}>({expr});")
+        act = fused.exprs.cuda_for("float")
+        renames = "".join(f"const float {f.kernel_name} = {FUSED_PREFIX}{f.kernel_name}; " for f in fused.param_fields)
+        lines.append(f"{{ {renames}const {result_type} x = v; v = static_cast<{result_type}>({act}); }}")
+        expr = "v"
+        helpers += fused.preamble
     if row.domain is Domain.BITS:
-        lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{C_TYPES[plan.out_compute]}>({expr}));")
+        lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{result_type}>({expr}));")
     else:
         lines.append(f"{out} = static_cast<{oc}>({expr});")
 
-    helpers = list(row.preamble)
     if row.domain is Domain.BITS:
         helpers.append("bitcast")
     if has_scale_bias:
         helpers.append("float_overloads")
     preamble = helper_source(tuple(dict.fromkeys(helpers)))
     return KernelSpec(
-        name=_kernel_name(row, dtypes, has_scale_bias),
+        name=_kernel_name(row, dtypes, has_scale_bias, fused),
         in_params=", ".join(in_params),
         out_params=", ".join(out_params),
         operation="\n".join(lines),
         preamble=preamble,
         input_roles=in_roles,
-        scalar_params=scalars,
+        scalar_params=tuple(n for n, _ in scalars),
         output_roles=out_roles,
         plan=plan,
+        scalar_types=tuple(t for _, t in scalars),
     )

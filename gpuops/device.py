@@ -26,7 +26,7 @@ from descriptors.schema import OpRow
 
 from . import kernels
 from .binding import BindingPlan
-from .codegen import KernelSpec, elementwise_kernel_spec
+from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
 from .errors import BindingError, UnsupportedError
 
 __all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
@@ -159,6 +159,25 @@ class Operator:
         return f"Operator({self.desc.row.name})"
 
 
+def _scalar_values(spec: KernelSpec, desc: OperatorDesc, sb: Any, fused_desc: Any) -> dict[str, Any]:
+    """The kernel's scalar arguments (name -> NumPy scalar of the argument's type).
+
+    Values go to the kernel as arguments, so NaN, infinities and -0.0 arrive bit for bit.
+    """
+    values: dict[str, Any] = {}
+    if sb is not None:
+        values[SCALE], values[BIAS] = sb.scale, sb.bias
+    for f in desc.row.param_fields:
+        values[f.kernel_name] = getattr(desc, f.name)
+    if fused_desc is not None:
+        for f in fused_desc.row.param_fields:
+            values[FUSED_PREFIX + f.kernel_name] = getattr(fused_desc, f.name)
+    typed = {}
+    for name, dt in zip(spec.scalar_params, spec.scalar_types, strict=True):
+        typed[name] = dt.numpy_dtype.type(int(values[name]) if dt is DataType.INT32 else values[name])
+    return typed
+
+
 def _dtypes(desc: OperatorDesc, row: OpRow) -> dict[str, DataType]:
     return {f.name: getattr(desc, f.name).data_type for f in row.tensor_fields if getattr(desc, f.name) is not None}
 
@@ -174,16 +193,24 @@ class CompiledOperator:
         self.row: OpRow = desc.row
         self.dtypes = _dtypes(desc, self.row)
         sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
-        self.scalars: tuple[float, ...] = (sb.scale, sb.bias) if sb is not None else ()
         has_sb = sb is not None
-        self.spec: KernelSpec = elementwise_kernel_spec(self.row, self.dtypes, has_sb)
-        key = (device.backend, self.row.name, tuple(sorted((k, v.value) for k, v in self.dtypes.items())), has_sb)
+        fused_desc = getattr(desc, self.row.fused_field.name) if self.row.fused_field is not None else None
+        fused = fused_desc.row if fused_desc is not None else None
+        self.spec: KernelSpec = elementwise_kernel_spec(self.row, self.dtypes, has_sb, fused)
+        self.scalars = _scalar_values(self.spec, desc, sb, fused_desc)
+        key = (
+            device.backend,
+            self.row.name,
+            tuple(sorted((k, v.value) for k, v in self.dtypes.items())),
+            has_sb,
+            fused.name if fused is not None else None,
+        )
         impl = device._impl
         if device.backend == "cupy":
             self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(self.spec), lambda: self.spec.source)
         else:
             self._kernel = kernels.get_or_build(
-                key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb), lambda: self.spec.source
+                key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: self.spec.source
             )
         self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
         # (position in the inputs list, view maker) for each present input; then the output's.

@@ -10,10 +10,8 @@ thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from descriptors import TensorDesc
 
@@ -64,6 +62,5 @@ class CupyKernel:
             spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
         )
 
-    def run(self, ins: Sequence[Any], out: Any, scalars: Sequence[float], aliased: bool) -> None:
-        args = [*ins, *(np.float32(s) for s in scalars), out]
-        self.kernel(*args)
+    def run(self, ins: Sequence[Any], out: Any, scalars: Mapping[str, Any], aliased: bool) -> None:
+        self.kernel(*ins, *(scalars[n] for n in self.spec.scalar_params), out)

@@ -21,6 +21,8 @@ from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
 from descriptors.schema import Domain, OpRow
 
+from ..codegen import BIAS, FUSED_PREFIX, SCALE
+
 __all__ = ["NumpyKernel", "may_overlap", "pointer", "view_maker"]
 
 CHUNK = 1 << 16
@@ -62,17 +64,27 @@ def _chunks(shape: tuple[int, ...]) -> Any:
 
 
 class NumpyKernel:
-    """One (row, data types, ScaleBias present) lowering for the NumPy backend."""
+    """One (row, data types, ScaleBias present, fused activation) lowering for NumPy.
 
-    def __init__(self, row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool) -> None:
+    The row's NumPy callable is called ``impl(x[, y[, z]], out=out, **parameters)`` on
+    operands in their compute types; a fused activation's callable then runs on the result,
+    still in the compute type, before the one final cast to the output type.
+    """
+
+    def __init__(
+        self, row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None = None
+    ) -> None:
         self.row = row
         self.plan = compute_plan(row, dtypes, has_scale_bias)
         self.dtypes = dict(dtypes)
         self.in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+        self.primary_index = self.in_roles.index(row.primary_role)
         self.out_role = row.output_fields[0].name
         self.impl = row.exprs.numpy_for(self.plan.value_class)
         self.single = row.exprs.is_single_ufunc(self.plan.value_class)
         self.has_scale_bias = has_scale_bias
+        self.fused = fused
+        self.fused_impl = fused.exprs.numpy_for("float") if fused is not None else None
         self.bits = row.domain is Domain.BITS
         in_np = {r: self.plan.inputs[r].numpy_dtype for r in self.in_roles}
         self.in_np = in_np
@@ -80,44 +92,61 @@ class NumpyKernel:
         self.direct = (
             self.single
             and not has_scale_bias
+            and fused is None
             and all(in_np[r] == dtypes[r].numpy_dtype or self.bits for r in self.in_roles)
             and (self.out_np == dtypes[self.out_role].numpy_dtype or self.bits)
         )
 
-    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Sequence[float], aliased: bool) -> None:
+    def _params(self, scalars: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        params = {f.name: scalars[f.kernel_name] for f in self.row.param_fields}
+        fparams = {}
+        if self.fused is not None:
+            fparams = {f.name: scalars[FUSED_PREFIX + f.kernel_name] for f in self.fused.param_fields}
+        return params, fparams
+
+    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Mapping[str, Any], aliased: bool) -> None:
         with np.errstate(all="ignore"):
             if self.bits:
                 ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
                 out = out.view(self.out_np)
             if self.direct:
-                self.impl(*ins, out=out)
+                self.impl(*ins, out=out, **self._params(scalars)[0])
                 return
             self._chunked(ins, out, scalars, aliased)
 
-    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Sequence[float], aliased: bool) -> None:
+    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Mapping[str, Any], aliased: bool) -> None:
+        params, fparams = self._params(scalars)
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
         ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
-        out_needs_ws = out.dtype != self.out_np or (aliased and not self.single)
+        fused = self.fused_impl is not None
+        out_needs_ws = fused or out.dtype != self.out_np or (aliased and not self.single)
         ws_out = np.empty(n, self.out_np) if out_needs_ws else None
-        sb = (np.float32(scalars[0]), np.float32(scalars[1])) if self.has_scale_bias else None
+        ws_act = np.empty(n, self.out_np) if fused else None
+        sb = (np.float32(scalars[SCALE]), np.float32(scalars[BIAS])) if self.has_scale_bias else None
+        p = self.primary_index
         for idx in _chunks(out.shape):
             o = out[idx]
             shape, size = o.shape, o.size
             xs = []
             for i, (v, r) in enumerate(zip(ins, self.in_roles, strict=True)):
                 part = v[idx]
-                if part.dtype == self.in_np[r] and not (i == 0 and sb is not None):
+                scaled = i == p and sb is not None
+                if part.dtype == self.in_np[r] and not scaled:
                     xs.append(part)
                     continue
                 w = ws_in[i][:size].reshape(shape)
                 np.copyto(w, part, casting="unsafe")
-                if i == 0 and sb is not None:
+                if scaled:
                     np.multiply(w, sb[0], out=w)
                     np.add(w, sb[1], out=w)
                 xs.append(w)
             if ws_out is None:
-                self.impl(*xs, out=o)
-            else:
-                w = ws_out[:size].reshape(shape)
-                self.impl(*xs, out=w)
-                np.copyto(o, w, casting="unsafe")
+                self.impl(*xs, out=o, **params)
+                continue
+            w = ws_out[:size].reshape(shape)
+            self.impl(*xs, out=w, **params)
+            if ws_act is not None:
+                a = ws_act[:size].reshape(shape)
+                self.fused_impl(w, out=a, **fparams)
+                w = a
+            np.copyto(o, w, casting="unsafe")
