@@ -16,7 +16,15 @@ from .schema import Domain, Exprs, Field, FieldKind, OpRow, Tier, types
 __all__ = ["BINARY_ROWS"]
 
 _IN, _OUT, _SB = FieldKind.INPUT_TENSOR, FieldKind.OUTPUT_TENSOR, FieldKind.SCALE_BIAS
-BINARY_FIELDS = (Field("a_tensor", _IN), Field("b_tensor", _IN), Field("output_tensor", _OUT))
+# DirectML's {ATensor, BTensor, OutputTensor}; fused_activation is a gpuops extension on every
+# binary operator (DirectML has it on ELEMENT_WISE_ADD1 only).
+BINARY_FIELDS = (
+    Field("a_tensor", _IN),
+    Field("b_tensor", _IN),
+    Field("output_tensor", _OUT),
+    Field("fused_activation", FieldKind.FUSED_ACTIVATION, extension=True),
+)
+ADD1_FIELDS = (*BINARY_FIELDS[:3], Field("fused_activation", FieldKind.FUSED_ACTIVATION))
 _ABO = (("a_tensor", "b_tensor", "output_tensor"),)
 _AB = (("a_tensor", "b_tensor"),)
 
@@ -132,11 +140,13 @@ def _binary(
     ext: dict | None = None,
     extension: bool = False,
     notes: str = "",
+    compare_output: bool = False,
 ) -> OpRow:
     return OpRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
-        fields=BINARY_FIELDS,
+        # The fused_activation extension needs numbers out: arithmetic operators, not comparisons.
+        fields=BINARY_FIELDS if domain is Domain.ARITH and not compare_output else BINARY_FIELDS[:3],
         domain=domain,
         exprs=exprs(cuda, numpy, single),
         tiers=tiers,
@@ -166,6 +176,7 @@ def _cmp_row(name: str, op: str, uf: np.ufunc, tiers: tuple[Tier, ...]) -> OpRow
         in_place=False,
         single=_ANY_UFUNC,
         ext=_CMP_EXT,
+        compare_output=True,
     )
 
 
@@ -226,6 +237,20 @@ BINARY_ROWS: tuple[OpRow, ...] = (
         in_place=True,
         single=_ANY_UFUNC,
         ext=_EXT_ARITH,
+    ),
+    OpRow(
+        name="ELEMENT_WISE_ADD1",
+        struct="DML_ELEMENT_WISE_ADD1_OPERATOR_DESC",
+        fields=ADD1_FIELDS,
+        domain=_A,
+        exprs=exprs({"float": "x + y"}, {"float": np.add}, ("float",)),
+        tiers=tuple(
+            same(fl, d, spec, "sdk-api ns-directml-dml_element_wise_add1_operator_desc.md @ea899bd")
+            for fl, d, spec in [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_2_0, (4, 5), "F32 F16")]
+        ),
+        summary="FusedActivation(a + b); the activation runs in the same kernel",
+        in_place=True,
+        extension_types=_EXT_ARITH,
     ),
     _binary(
         "ELEMENT_WISE_SUBTRACT",
@@ -436,4 +461,3 @@ BINARY_ROWS: tuple[OpRow, ...] = (
         extension=True,
     ),
 )
-

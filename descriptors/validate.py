@@ -216,7 +216,7 @@ class _Checker:
             if rule.relaxed_at is not None and self.level >= rule.relaxed_at:
                 continue
             if not rule.check(v):
-                hint = f"relaxed at {rule.relaxed_at.name}" if rule.relaxed_at is not None else ""
+                hint = f"other values need {rule.relaxed_at.name} or later" if rule.relaxed_at is not None else ""
                 raise self.fail(prefix + rule.field, f"is {v!r}; {row.name} requires {rule.requirement}", hint)
 
     def scalar(self, where: str, v: object, dt: DataType | None) -> None:

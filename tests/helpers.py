@@ -210,13 +210,15 @@ def random_values(dt: DataType, shape: Sequence[int], rng: np.random.Generator, 
 # Comparing a result with a reference (see tests/reference.py: Expected).
 
 
-def assert_expected(got: np.ndarray, expected: object, out_dt: DataType, ulps: float = 4.0, what: str = "") -> None:
+def assert_expected(
+    got: np.ndarray, expected: object, out_dt: DataType, ulps: float = 4.0, what: str = "", atol: float = 0.0
+) -> None:
     """Compare an operator's output with a reference ``Expected``.
 
     Exact references must match bit for bit (integers, bool, bit operators). Float
     references (float64) must match in class (NaN where NaN; +-inf where the reference,
     rounded to the output type, is +-inf) and otherwise within ``ulps * eps`` relative plus
-    the smallest normal of the output type absolute.
+    the smallest normal of the output type (or ``atol``, when larger) absolute.
     """
     values = expected.values  # type: ignore[attr-defined]
     got = np.asarray(got)
@@ -243,7 +245,7 @@ def assert_expected(got: np.ndarray, expected: object, out_dt: DataType, ulps: f
         inf_bad = inf_want & (g != rounded)
         finite = ~np.isnan(values) & ~inf_want
         err = np.abs(g - values)
-        tol = ulps * eps * np.abs(values) + tiny
+        tol = ulps * eps * np.abs(values) + max(tiny, atol)
         fin_bad = finite & ~(err <= tol)
     bad = nan_bad | inf_bad | fin_bad
     if bad.any():

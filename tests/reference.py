@@ -323,6 +323,7 @@ def floor_divide(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
 
 REFERENCES: dict[str, Callable[..., Expected]] = {
     "ELEMENT_WISE_ADD": add,
+    "ELEMENT_WISE_ADD1": add,  # without a fused activation; fused cases: test_fused_activation.py
     "ELEMENT_WISE_SUBTRACT": subtract,
     "ELEMENT_WISE_MULTIPLY": multiply,
     "ELEMENT_WISE_DIVIDE": divide,

@@ -12,8 +12,10 @@ import dataclasses
 import re
 
 import pytest
+import test_nary_generated as nary
 import test_ops_generated as generated
-from reference import REFERENCES
+from reference import REFERENCES as BINARY_REFERENCES
+from reference_nary import REFERENCES as NARY_REFERENCES
 
 import descriptors
 from descriptors import (
@@ -97,11 +99,51 @@ DML_ELEMENT_WISE = {
     "CLIP_GRAD1",
     "NEGATE",
 }
-DML_OPERATORS = {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE}
+# DirectML's activations (directml.md 3).
+DML_ACTIVATION = {
+    "ELU",
+    "HARDMAX",
+    "HARD_SIGMOID",
+    "IDENTITY",
+    "LEAKY_RELU",
+    "LINEAR",
+    "LOG_SOFTMAX",
+    "PARAMETERIZED_RELU",
+    "PARAMETRIC_SOFTPLUS",
+    "RELU",
+    "SCALED_ELU",
+    "SCALED_TANH",
+    "SIGMOID",
+    "SOFTMAX",
+    "SOFTPLUS",
+    "SOFTSIGN",
+    "TANH",
+    "THRESHOLDED_RELU",
+    "SHRINK",
+    "CELU",
+    "RELU_GRAD",
+    "GELU",
+    "SOFTMAX1",
+    "LOG_SOFTMAX1",
+    "HARDMAX1",
+    "SWISH",
+    "HARD_SWISH",
+}
+DML_OPERATORS = {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE} | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
 
 # DirectML struct fields (directml.md 2.1), in order.
 BINARY = ("ATensor", "BTensor", "OutputTensor")
-DML_FIELDS = {"ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor", "OutputTensor", "ScaleBias")}
+UNARY_SB = ("InputTensor", "OutputTensor", "ScaleBias")
+DML_FIELDS = {
+    "ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor", "OutputTensor", "ScaleBias"),
+    "ELEMENT_WISE_ADD1": (*BINARY, "FusedActivation"),
+    "ELEMENT_WISE_IDENTITY": UNARY_SB,
+    "ELEMENT_WISE_ABS": UNARY_SB,
+    "ELEMENT_WISE_EXP": UNARY_SB,
+    "ACTIVATION_RELU": ("InputTensor", "OutputTensor"),
+    "ACTIVATION_ELU": ("InputTensor", "OutputTensor", "Alpha"),
+    "ACTIVATION_SOFTPLUS": ("InputTensor", "OutputTensor", "Steepness"),
+}
 
 # directml.md 2.4, newest tier first: (level, (min dims, max dims), A/B types, output types or None = same).
 ALL10 = "F32 F16 I64 I32 I16 I8 U64 U32 U16 U8"
@@ -165,7 +207,31 @@ DML_TABLES: dict[str, list[tuple]] = {
     "ELEMENT_WISE_MODULUS_FLOOR": MODULUS,
     "ELEMENT_WISE_ATAN_YX": [("3_1", (1, 8), "F32 F16")],
     "ELEMENT_WISE_DIFFERENCE_SQUARE": [("3_1", (1, 8), "F32 F16 I32 U32")],
+    "ELEMENT_WISE_ADD1": [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16")],
+    "ELEMENT_WISE_IDENTITY": [
+        ("4_1", (1, 8), "F64 " + ALL10),
+        ("3_0", (1, 8), EIGHT),
+        ("2_1", (4, 5), EIGHT),
+        ("1_0", (4, 5), "F32 F16"),
+    ],
+    "ELEMENT_WISE_ABS": [
+        ("4_1", (1, 8), "F32 F16 I64 I32 I16 I8"),
+        ("3_0", (1, 8), "F32 F16 I32 I16 I8"),
+        ("2_1", (4, 4), "F32 F16 I32 I16 I8"),
+        ("1_0", (4, 4), "F32 F16"),
+    ],
+    "ELEMENT_WISE_EXP": [("3_0", (1, 8), "F32 F16"), ("1_0", (4, 4), "F32 F16")],
+    "ACTIVATION_RELU": [
+        ("5_1", (1, 8), "F32 F16 I32 I16 I8"),
+        ("3_0", (1, 8), "F32 F16"),
+        ("2_0", (4, 5), "F32 F16"),
+        ("1_0", (4, 4), "F32 F16"),
+    ],
 }
+# "Most activations" (directml.md 3): 3.0+: 1-8 F32 F16; 2.0: 4-5; 1.0: 4.
+STANDARD_ACTIVATION = [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16"), ("1_0", (4, 4), "F32 F16")]
+for _name in ("ACTIVATION_ELU", "ACTIVATION_SOFTPLUS"):
+    DML_TABLES[_name] = STANDARD_ACTIVATION
 DML_TABLES["ELEMENT_WISE_MIN"] = DML_TABLES["ELEMENT_WISE_MAX"]
 ABBREV = {
     "F64": "FLOAT64",
@@ -181,7 +247,7 @@ ABBREV = {
     "U8": "UINT8",
 }
 # Operators that only move or reinterpret bits may list FLOAT64 (directml.md 1.3, 9).
-FLOAT64_OK = {"ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR"}
+FLOAT64_OK = {"ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR", "ELEMENT_WISE_IDENTITY"}
 
 
 def _names(spec: str) -> set[str]:
@@ -201,7 +267,13 @@ def _class_name(struct: str) -> str:
 # --- rows, references, classes, enum members -------------------------------------------------
 
 
+REFERENCES = {**BINARY_REFERENCES, **NARY_REFERENCES}
+
+
 def test_every_row_has_a_reference_and_back() -> None:
+    assert not set(BINARY_REFERENCES) & set(NARY_REFERENCES)
+    binary = {r.name for r in ROWS if r.family == "binary"}
+    assert set(BINARY_REFERENCES) == binary, sorted(set(BINARY_REFERENCES) ^ binary)
     assert set(ROW_NAMES) == set(REFERENCES), (
         f"rows without reference: {sorted(set(ROW_NAMES) - set(REFERENCES))}; "
         f"references without row: {sorted(set(REFERENCES) - set(ROW_NAMES))}"
@@ -227,7 +299,9 @@ def test_descriptor_class(name: str) -> None:
     fields = [f.name for f in dataclasses.fields(cls)]
     assert fields == [f.name for f in row.fields]
     if name in DML_OPERATORS:
-        assert fields == [_snake(f) for f in DML_FIELDS.get(name, BINARY)]
+        dml_fields = [f.name for f in row.fields if not f.extension]  # extensions: gpuops' additions
+        default = BINARY if row.family == "binary" else None
+        assert dml_fields == [_snake(f) for f in DML_FIELDS.get(name, default)]
     assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
 
 
@@ -324,14 +398,14 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
 
 
 def test_generated_matrix_covers_every_row() -> None:
-    covered = {p.values[0] for p in generated.CASES}
+    covered = {p.values[0] for p in generated.CASES} | {p.values[0] for p in nary.CASES}
     assert covered == set(ROW_NAMES)
-    in_place_rows = {p.values[0] for p in generated.IN_PLACE_CASES}
+    in_place_rows = {p.values[0] for p in generated.IN_PLACE_CASES} | {p.values[0] for p in nary.IN_PLACE_CASES}
     assert in_place_rows == {r.name for r in ROWS if r.in_place}
 
 
 def test_edge_table_covers_every_row() -> None:
-    covered = {p.values[0] for p in generated.EDGE_PARAMS}
+    covered = {p.values[0] for p in generated.EDGE_PARAMS} | {p.values[0] for p in nary.EDGE_CASES}
     assert covered == set(ROW_NAMES), sorted(set(ROW_NAMES) - covered)
 
 
@@ -357,11 +431,18 @@ DML_IN_PLACE = {
     "BIT_SHIFT_RIGHT",
     "DIFFERENCE_SQUARE",
     "ATAN_YX",
+    "ADD1",
+    "IDENTITY",
+    "ABS",
+    "EXP",
+    "ACTIVATION_RELU",
+    "ACTIVATION_ELU",
+    "ACTIVATION_SOFTPLUS",
 }
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ROW_NAMES if n in DML_OPERATORS))
 def test_in_place_flags_match_directml(name: str) -> None:
-    want = name.removeprefix("ELEMENT_WISE_") in DML_IN_PLACE
+    want = name.removeprefix("ELEMENT_WISE_") in DML_IN_PLACE or name in DML_IN_PLACE
     assert descriptors.row_of(name).in_place == want
     assert operator_support(name, FeatureLevel.FL_6_4).in_place == want

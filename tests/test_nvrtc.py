@@ -123,11 +123,14 @@ def test_no_scalar_literals(name: str) -> None:
         for src, _deps in HELPERS.values():
             rest = rest.replace(src, "")
         assert not rest.strip(), f"{spec.name}: preamble holds more than op-table helpers:\n{rest}"
-        if spec.scalar_params:
-            assert spec.scalar_params == (SCALE, BIAS)
-            assert spec.in_params.endswith(f"float32 {SCALE}, float32 {BIAS}"), spec.in_params
-            fn = spec.kernel_function()
-            assert f"const float {SCALE}" in fn and f"const float {BIAS}" in fn, fn
+        has_sb = spec.name.endswith("_scalebias")
+        want = ((SCALE, BIAS) if has_sb else ()) + tuple(f.kernel_name for f in row.param_fields)
+        assert spec.scalar_params == want, (spec.name, spec.scalar_params, want)
+        fn = spec.kernel_function()
+        for pname in want:
+            assert re.search(rf"float32 {pname}\b|\w+ {pname}\b", spec.in_params), (pname, spec.in_params)
+            assert re.search(rf"const [\w ]+ {pname}\b", fn), (pname, fn)
+        if has_sb:
             assert f", {SCALE}, {BIAS})" in spec.operation, spec.operation
         else:
             assert SCALE not in spec.operation and BIAS not in spec.operation, spec.operation
@@ -186,3 +189,40 @@ def test_require_nvrtc_fails_instead_of_skipping(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("GPUOPS_REQUIRE_NVRTC")
     with pytest.raises(pytest.skip.Exception, match="simulated"):
         _require_nvrtc(exc)
+
+
+# ---------------------------------------------------------------------------------------
+# Fused activations: one kernel holding the operator and the activation.
+
+_FUSABLE = [r for r in ROWS if r.fusable]
+_FUSED_HOSTS = [r for r in ROWS if r.fused_field is not None]
+
+
+def test_fused_hosts_are_arithmetic_with_float_outputs() -> None:
+    for host in _FUSED_HOSTS:
+        assert host.domain.name == "ARITH", host.name
+        combos = dtype_combinations(host.name, FeatureLevel.FL_6_4)
+        assert any(c[host.output_fields[0].name].is_float for c in combos), host.name
+
+
+def fused_specs(host: OpRow) -> list[KernelSpec]:
+    """ADD1: every fusable activation x every float type; other hosts: each activation once."""
+    specs = []
+    floats = [c for c in dtype_combinations(host.name, FeatureLevel.FL_6_4) if c[host.output_fields[0].name].is_float]
+    for k, act in enumerate(_FUSABLE):
+        combos = floats if not host.fused_field.extension else floats[k % len(floats) : k % len(floats) + 1]
+        specs += [elementwise_kernel_spec(host, c, False, act) for c in combos]
+    return specs
+
+
+@pytest.mark.parametrize("name", [r.name for r in _FUSED_HOSTS])
+def test_fused_kernels_compile(name: str) -> None:
+    _check_nvrtc()
+    specs = fused_specs(_ROW[name])
+    assert specs
+    groups: dict[str, list[KernelSpec]] = collections.defaultdict(list)
+    for spec in specs:
+        assert "_fused_" in spec.name
+        groups[spec.preamble].append(spec)
+    for i, group in enumerate(groups.values()):
+        gnvrtc.compile_specs(group, f"{name.lower()}_fused_{i}.cu")

@@ -1,0 +1,30 @@
+"""References and test data for the operators with other than two tensor inputs.
+
+Every family module (``reference_unary.py``, ``reference_activation.py``) contributes:
+
+- ``REFERENCES``: name -> ``ref(inputs, out_dtype, params, scale_bias) -> Expected``, where
+  ``inputs`` are the logical input arrays (already broadcast to the output shape, in the
+  row's input-field order), ``params`` the parameter values the descriptor carries (defaults
+  filled in), ``scale_bias`` a ``(scale, bias)`` pair or None. Written from the DirectML /
+  oneDNN formulas in float64 (or exact integers), never from the op table's own code.
+- ``DATA``: name -> per-input data generators ``gen(dt, shape, rng) -> ndarray`` (default:
+  ``helpers.random_values(dt, shape, rng, "arith")``).
+- ``PARAMS``: name -> list of parameter dicts to run (default: ``[{}]``, the defaults).
+- ``TOLERANCE``: name -> ``(ulps, atol)`` for float32/float64 outputs (default ``(4.0, 0.0)``).
+- ``EDGES``: name -> list of ``(inputs, params, expected, exact)`` with literal values
+  (expected from the formula or from Python's math module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import reference_activation as _act
+import reference_unary as _un
+
+REFERENCES: dict[str, Callable[..., Any]] = {**_un.REFERENCES, **_act.REFERENCES}
+DATA: dict[str, tuple[Callable[..., Any], ...]] = {**_un.DATA, **_act.DATA}
+PARAMS: dict[str, list[dict[str, Any]]] = {**_un.PARAMS, **_act.PARAMS}
+TOLERANCE: dict[str, tuple[float, float]] = {**_un.TOLERANCE, **_act.TOLERANCE}
+EDGES: dict[str, list[tuple[Any, ...]]] = {**_un.EDGES, **_act.EDGES}

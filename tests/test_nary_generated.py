@@ -1,0 +1,211 @@
+"""Generated tests for every op-table row whose family is not "binary".
+
+Rows x data-type mappings (``dtype_combinations`` at FL 6_4) x layouts x parameter sets x
+backends, against the float64/exact references of ``reference_nary.py``; plus ScaleBias
+where the row has it, in-place execution where the row allows it, and literal edge cases.
+Adding a row costs a reference (and, where the defaults do not fit, data generators,
+parameter sets or a tolerance) in its family's reference module; nothing here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import zlib
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import assert_expected, buffer_for, random_values, read_tensor, to_backend, to_host, uint_view
+from reference_nary import DATA, EDGES, PARAMS, REFERENCES, TOLERANCE
+
+from descriptors import ROWS, DataType, FeatureLevel, ScaleBias, TensorDesc, desc_class, dtype_combinations
+from descriptors.schema import NO_DEFAULT, OpRow
+
+LEVEL = FeatureLevel.FL_6_4
+NARY_ROWS = [r for r in ROWS if r.family != "binary"]
+ROW = {r.name: r for r in NARY_ROWS}
+
+# (sizes, strides of the first input, strides of the other inputs, strides of the output).
+# Other inputs broadcast along the first axis in "bcast" (stride 0), as DirectML callers do.
+LAYOUTS: dict[str, tuple[tuple[int, ...], Any, Any, Any]] = {
+    "packed1d": ((13,), None, None, None),
+    "packed3d": ((2, 3, 4), None, None, None),
+    "padded": ((3, 4), (6, 1), (5, 1), (7, 1)),
+    "permuted": ((2, 3, 4), (1, 2, 6), None, None),
+    "bcast": ((3, 5), (0, 1), (0, 1), None),
+}
+SCALE_BIAS = (1.5, -0.25)
+
+
+def seed_of(*parts: object) -> int:
+    return zlib.crc32("|".join(str(p) for p in parts).encode())
+
+
+def param_values(row: OpRow, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of the row: the override, else the field's default."""
+    out = {}
+    for f in row.fields:
+        if f.is_param or f.kind.name == "DATA_TYPE":
+            if f.name in overrides:
+                out[f.name] = overrides[f.name]
+            elif f.default is not NO_DEFAULT:
+                out[f.name] = f.default
+    return out
+
+
+def inputs_for(row: OpRow, combo: dict[str, DataType], sizes: tuple[int, ...], rng: np.random.Generator) -> list:
+    gens = DATA.get(row.name, ())
+    values = []
+    for i, f in enumerate(row.input_fields):
+        dt = combo[f.name]
+        gen = gens[i] if i < len(gens) else None
+        values.append(gen(dt, sizes, rng) if gen is not None else random_values(dt, sizes, rng, "arith"))
+    return values
+
+
+def run(
+    device: Any,
+    xp: Any,
+    row: OpRow,
+    combo: dict[str, DataType],
+    layout: str,
+    params: dict[str, Any],
+    scale_bias: tuple[float, float] | None,
+    in_place: bool = False,
+) -> None:
+    sizes, st_first, st_other, st_out = LAYOUTS[layout]
+    in_fields = row.input_fields
+    out_role = row.output_fields[0].name
+    descs = {}
+    for i, f in enumerate(in_fields):
+        descs[f.name] = TensorDesc(combo[f.name], sizes, st_first if i == 0 else st_other)
+    descs[out_role] = descs[in_fields[0].name] if in_place else TensorDesc(combo[out_role], sizes, st_out)
+    rng = np.random.default_rng(seed_of(row.name, *(d.name for d in combo.values()), layout, sorted(params.items())))
+    values = inputs_for(row, combo, sizes, rng)
+    # A stride-0 layout reads one row: make the logical values agree with what is stored.
+    for i, f in enumerate(in_fields):
+        st = descs[f.name].strides
+        if st is not None and 0 in st:
+            values[i] = np.broadcast_to(values[i][:1], sizes).copy()
+    bufs = [buffer_for(descs[f.name], v) for f, v in zip(in_fields, values, strict=True)]
+    kwargs: dict[str, Any] = dict(params)
+    if scale_bias is not None:
+        kwargs["scale_bias"] = ScaleBias(*scale_bias)
+    desc = desc_class(row.name)(**descs, **kwargs)
+    op = device.compile_operator(device.create_operator(desc))
+    dev_ins = [to_backend(xp, b) for b in bufs]
+    if in_place:
+        dev_out = dev_ins[0]
+    else:
+        out_buf = buffer_for(descs[out_role], np.zeros(sizes))
+        if out_buf.dtype != np.bool_:
+            out_buf[...] = np.frombuffer(bytes([0x5A]) * out_buf.nbytes, dtype=out_buf.dtype)
+        dev_out = to_backend(xp, out_buf)
+    before = [b.copy() for b in bufs]
+    op.execute(dev_ins, [dev_out])
+    if not in_place:
+        for old, new in zip(before, dev_ins, strict=True):
+            assert np.array_equal(uint_view(old), uint_view(to_host(new))), "an input buffer was modified"
+    got = read_tensor(to_host(dev_out), descs[out_role])
+    ref_params = {k: v for k, v in param_values(row, params).items()}
+    expected = REFERENCES[row.name](values, combo[out_role].numpy_dtype, ref_params, scale_bias)
+    out_dt = combo[out_role]
+    ulps, atol = TOLERANCE.get(row.name, (4.0, 0.0))
+    if out_dt in (DataType.FLOAT16, DataType.BFLOAT16):
+        ulps, atol = max(2.0, ulps / 4), 0.0  # float32 math, rounded once
+    assert_expected(
+        got, expected, out_dt, ulps, what=f"{row.name} {combo} {layout} {params} sb={scale_bias}", atol=atol
+    )
+
+
+def _combo_id(combo: dict[str, DataType]) -> str:
+    return "-".join(dict.fromkeys(dt.name for dt in combo.values()))
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("ELEMENT_WISE_").removeprefix("ACTIVATION_")
+
+
+CASES = []
+SB_CASES = []
+IN_PLACE_CASES = []
+for _row in NARY_ROWS:
+    _combos = dtype_combinations(_row.name, LEVEL)
+    for _ci, _combo in enumerate(_combos):
+        for _pi, _params in enumerate(PARAMS.get(_row.name, [{}])):
+            # Every layout for the first parameter set; packed only for the others.
+            for _layout in LAYOUTS if _pi == 0 else ("packed3d",):
+                CASES.append(
+                    pytest.param(
+                        _row.name,
+                        _combo,
+                        _layout,
+                        _params,
+                        id=f"{_short(_row.name)}-{_combo_id(_combo)}-{_layout}-p{_pi}",
+                    )
+                )
+        _first = _combo[_row.input_fields[0].name]
+        if _row.has_scale_bias and _first in (DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16):
+            SB_CASES.append(pytest.param(_row.name, _combo, id=f"{_short(_row.name)}-{_combo_id(_combo)}"))
+        if _row.in_place and _first is _combo[_row.output_fields[0].name]:
+            IN_PLACE_CASES.append(pytest.param(_row.name, _combo, id=f"{_short(_row.name)}-{_combo_id(_combo)}"))
+
+
+@pytest.mark.parametrize(("name", "combo", "layout", "params"), CASES)
+def test_matches_reference(name: str, combo: dict, layout: str, params: dict, device: Any, xp: Any) -> None:
+    run(device, xp, ROW[name], combo, layout, params, None)
+
+
+@pytest.mark.parametrize(("name", "combo"), SB_CASES)
+def test_scale_bias(name: str, combo: dict, device: Any, xp: Any) -> None:
+    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], SCALE_BIAS)
+
+
+@pytest.mark.parametrize(("name", "combo"), IN_PLACE_CASES)
+def test_in_place(name: str, combo: dict, device: Any, xp: Any) -> None:
+    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], None, in_place=True)
+
+
+EDGE_CASES = [
+    pytest.param(name, i, id=f"{_short(name)}-{i}") for name, cases in sorted(EDGES.items()) for i in range(len(cases))
+]
+
+
+@pytest.mark.parametrize(("name", "index"), EDGE_CASES)
+def test_edge_values(name: str, index: int, device: Any, xp: Any) -> None:
+    """Literal inputs and literal expected values (NaN, infinities, -0.0, extremes)."""
+    inputs, params, expected, exact, dtypes = EDGES[name][index]
+    row = ROW[name]
+    n = len(expected)
+    descs = {f.name: TensorDesc(dtypes[f.name], (n,)) for f in row.tensor_fields}
+    out_role = row.output_fields[0].name
+    desc = desc_class(name)(**descs, **params)
+    op = device.compile_operator(device.create_operator(desc))
+    bufs = [
+        buffer_for(descs[f.name], np.array(v).astype(dtypes[f.name].numpy_dtype))
+        for f, v in zip(row.input_fields, inputs, strict=True)
+    ]
+    out = to_backend(xp, buffer_for(descs[out_role], np.zeros(n)))
+    op.execute([to_backend(xp, b) for b in bufs], [out])
+    got = read_tensor(to_host(out), descs[out_role])
+    want = np.array(expected).astype(dtypes[out_role].numpy_dtype if exact else np.float64)
+    if exact:
+        assert np.array_equal(uint_view(got), uint_view(want)), (name, got, want)
+        return
+    g = got.astype(np.float64)
+    for gv, wv in zip(g.tolist(), want.tolist(), strict=True):
+        if math.isnan(wv):
+            assert math.isnan(gv), (name, index, g, want)
+        elif math.isinf(wv) or wv == 0:
+            assert gv == wv and math.copysign(1, gv) == math.copysign(1, wv), (name, index, g, want)
+        else:
+            assert abs(gv - wv) <= 4 * np.finfo(np.float32).eps * abs(wv) + 1e-30, (name, index, g, want)
+
+
+def test_every_nary_row_is_in_the_matrix() -> None:
+    assert {p.values[0] for p in CASES} == set(ROW)
+    assert set(REFERENCES) == set(ROW), sorted(set(REFERENCES) ^ set(ROW))
+
+
+_ = dataclasses
