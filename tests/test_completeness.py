@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import dml_activation
+import dml_unary
 import pytest
 import test_nary_generated as nary
 import test_ops_generated as generated
@@ -137,12 +139,6 @@ UNARY_SB = ("InputTensor", "OutputTensor", "ScaleBias")
 DML_FIELDS = {
     "ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor", "OutputTensor", "ScaleBias"),
     "ELEMENT_WISE_ADD1": (*BINARY, "FusedActivation"),
-    "ELEMENT_WISE_IDENTITY": UNARY_SB,
-    "ELEMENT_WISE_ABS": UNARY_SB,
-    "ELEMENT_WISE_EXP": UNARY_SB,
-    "ACTIVATION_RELU": ("InputTensor", "OutputTensor"),
-    "ACTIVATION_ELU": ("InputTensor", "OutputTensor", "Alpha"),
-    "ACTIVATION_SOFTPLUS": ("InputTensor", "OutputTensor", "Steepness"),
 }
 
 # directml.md 2.4, newest tier first: (level, (min dims, max dims), A/B types, output types or None = same).
@@ -208,30 +204,12 @@ DML_TABLES: dict[str, list[tuple]] = {
     "ELEMENT_WISE_ATAN_YX": [("3_1", (1, 8), "F32 F16")],
     "ELEMENT_WISE_DIFFERENCE_SQUARE": [("3_1", (1, 8), "F32 F16 I32 U32")],
     "ELEMENT_WISE_ADD1": [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16")],
-    "ELEMENT_WISE_IDENTITY": [
-        ("4_1", (1, 8), "F64 " + ALL10),
-        ("3_0", (1, 8), EIGHT),
-        ("2_1", (4, 5), EIGHT),
-        ("1_0", (4, 5), "F32 F16"),
-    ],
-    "ELEMENT_WISE_ABS": [
-        ("4_1", (1, 8), "F32 F16 I64 I32 I16 I8"),
-        ("3_0", (1, 8), "F32 F16 I32 I16 I8"),
-        ("2_1", (4, 4), "F32 F16 I32 I16 I8"),
-        ("1_0", (4, 4), "F32 F16"),
-    ],
-    "ELEMENT_WISE_EXP": [("3_0", (1, 8), "F32 F16"), ("1_0", (4, 4), "F32 F16")],
-    "ACTIVATION_RELU": [
-        ("5_1", (1, 8), "F32 F16 I32 I16 I8"),
-        ("3_0", (1, 8), "F32 F16"),
-        ("2_0", (4, 5), "F32 F16"),
-        ("1_0", (4, 4), "F32 F16"),
-    ],
 }
-# "Most activations" (directml.md 3): 3.0+: 1-8 F32 F16; 2.0: 4-5; 1.0: 4.
-STANDARD_ACTIVATION = [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16"), ("1_0", (4, 4), "F32 F16")]
-for _name in ("ACTIVATION_ELU", "ACTIVATION_SOFTPLUS"):
-    DML_TABLES[_name] = STANDARD_ACTIVATION
+# The unary and activation families' transcriptions live in their own files.
+for _family in (dml_unary, dml_activation):
+    assert not set(_family.FIELDS) & set(DML_FIELDS) and not set(_family.TABLES) & set(DML_TABLES)
+    DML_FIELDS.update(_family.FIELDS)
+    DML_TABLES.update(_family.TABLES)
 DML_TABLES["ELEMENT_WISE_MIN"] = DML_TABLES["ELEMENT_WISE_MAX"]
 ABBREV = {
     "F64": "FLOAT64",
@@ -247,7 +225,7 @@ ABBREV = {
     "U8": "UINT8",
 }
 # Operators that only move or reinterpret bits may list FLOAT64 (directml.md 1.3, 9).
-FLOAT64_OK = {"ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR", "ELEMENT_WISE_IDENTITY"}
+FLOAT64_OK = {"ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR"} | dml_unary.FLOAT64_OK
 
 
 def _names(spec: str) -> set[str]:
@@ -411,34 +389,32 @@ def test_edge_table_covers_every_row() -> None:
 
 # directml.md 2.3: "supports in-place execution" is stated for these (and not for comparisons,
 # LOGICAL_XOR, IS_NAN, IS_INFINITY, BIT_COUNT, IF).
-DML_IN_PLACE = {
-    "ADD",
-    "SUBTRACT",
-    "MULTIPLY",
-    "DIVIDE",
-    "MAX",
-    "MIN",
-    "MEAN",
-    "POW",
-    "LOGICAL_AND",
-    "LOGICAL_OR",
-    "MODULUS_TRUNCATE",
-    "MODULUS_FLOOR",
-    "BIT_AND",
-    "BIT_OR",
-    "BIT_XOR",
-    "BIT_SHIFT_LEFT",
-    "BIT_SHIFT_RIGHT",
-    "DIFFERENCE_SQUARE",
-    "ATAN_YX",
-    "ADD1",
-    "IDENTITY",
-    "ABS",
-    "EXP",
-    "ACTIVATION_RELU",
-    "ACTIVATION_ELU",
-    "ACTIVATION_SOFTPLUS",
-}
+DML_IN_PLACE = (
+    {
+        "ADD",
+        "SUBTRACT",
+        "MULTIPLY",
+        "DIVIDE",
+        "MAX",
+        "MIN",
+        "MEAN",
+        "POW",
+        "LOGICAL_AND",
+        "LOGICAL_OR",
+        "MODULUS_TRUNCATE",
+        "MODULUS_FLOOR",
+        "BIT_AND",
+        "BIT_OR",
+        "BIT_XOR",
+        "BIT_SHIFT_LEFT",
+        "BIT_SHIFT_RIGHT",
+        "DIFFERENCE_SQUARE",
+        "ATAN_YX",
+        "ADD1",
+    }
+    | dml_unary.IN_PLACE
+    | dml_activation.IN_PLACE
+)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ROW_NAMES if n in DML_OPERATORS))
