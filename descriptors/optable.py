@@ -10,13 +10,14 @@ from __future__ import annotations
 import enum
 
 from .rows_activation import ACTIVATION_ROWS
+from .rows_backward import BACKWARD_ROWS
 from .rows_binary import BINARY_ROWS
 from .rows_unary import UNARY_ROWS
 from .schema import OpRow
 
 __all__ = ["ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
 
-ROWS: tuple[OpRow, ...] = BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS
+ROWS: tuple[OpRow, ...] = BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
 assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"

@@ -1,6 +1,7 @@
 """References and test data for the operators with other than two tensor inputs.
 
-Every family module (``reference_unary.py``, ``reference_activation.py``) contributes:
+Every family module (``reference_unary.py``, ``reference_activation.py``, ``reference_backward.py``)
+contributes:
 
 - ``REFERENCES``: name -> ``ref(inputs, out_dtype, params, scale_bias) -> Expected``, where
   ``inputs`` are the logical input arrays (already broadcast to the output shape, in the
@@ -21,10 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 import reference_activation as _act
+import reference_backward as _bwd
 import reference_unary as _un
 
-REFERENCES: dict[str, Callable[..., Any]] = {**_un.REFERENCES, **_act.REFERENCES}
-DATA: dict[str, tuple[Callable[..., Any], ...]] = {**_un.DATA, **_act.DATA}
-PARAMS: dict[str, list[dict[str, Any]]] = {**_un.PARAMS, **_act.PARAMS}
-TOLERANCE: dict[str, tuple[float, float]] = {**_un.TOLERANCE, **_act.TOLERANCE}
-EDGES: dict[str, list[tuple[Any, ...]]] = {**_un.EDGES, **_act.EDGES}
+_FAMILIES = (_un, _act, _bwd)
+REFERENCES: dict[str, Callable[..., Any]] = {k: v for m in _FAMILIES for k, v in m.REFERENCES.items()}
+DATA: dict[str, tuple[Callable[..., Any], ...]] = {k: v for m in _FAMILIES for k, v in m.DATA.items()}
+PARAMS: dict[str, list[dict[str, Any]]] = {k: v for m in _FAMILIES for k, v in m.PARAMS.items()}
+TOLERANCE: dict[str, tuple[float, float]] = {k: v for m in _FAMILIES for k, v in m.TOLERANCE.items()}
+EDGES: dict[str, list[tuple[Any, ...]]] = {k: v for m in _FAMILIES for k, v in m.EDGES.items()}

@@ -1,0 +1,191 @@
+"""Op-table rows of oneDNN's eltwise backward algorithms (gpuops extensions).
+
+One descriptor shape for all of them, DirectML's RELU_GRAD shape plus oneDNN's two
+parameters: ``{input_tensor, input_gradient_tensor, output_gradient_tensor, alpha, beta}``.
+``input_tensor`` is oneDNN's src, or its dst for the ``*_use_dst_for_bwd`` algorithms;
+``input_gradient_tensor`` is diff_dst and ``output_gradient_tensor`` diff_src. Formulas are
+the seed's "Backward formula" columns (shared/seeds/003_0fd48c5d47d20a7e.txt), with s (or d)
+= ``x`` and dd = ``y``; ``round`` has no backward (the seed's exception). Where the literal
+formula overflows in float32 (mish's e^{3s}), an algebraically equal stable form is used.
+"""
+
+from __future__ import annotations
+
+from . import numpy_impl_backward as npb
+from .cuda_helpers import HELPERS
+from .enums import FeatureLevel as FL
+from .schema import Domain, Exprs, Field, FieldKind, OpRow, ParamRule, Tier, types
+
+__all__ = ["BACKWARD_ROWS"]
+
+_ROLES = ("input_tensor", "input_gradient_tensor", "output_gradient_tensor")
+_FIELDS = (
+    Field("input_tensor", FieldKind.INPUT_TENSOR),
+    Field("input_gradient_tensor", FieldKind.INPUT_TENSOR),
+    Field("output_gradient_tensor", FieldKind.OUTPUT_TENSOR),
+    Field("alpha", FieldKind.FLOAT, default=0.0),
+    Field("beta", FieldKind.FLOAT, default=0.0),
+)
+_SRC = "gpuops extension (oneDNN eltwise backward); tiers mirror ACTIVATION_RELU_GRAD's float tiers"
+# oneDNN backward data types: f32 and bf16 (seed, "Data Type Support"); FLOAT16 as DirectML's
+# RELU_GRAD takes it; FLOAT64 as for every float extension.
+_TIERS = (Tier(FL.FL_3_0, (1, 8), dict.fromkeys(_ROLES, types("F32 F16")), (_ROLES,), _SRC),)
+_EXT = dict.fromkeys(_ROLES, types("BF16 F64"))
+
+HELPERS.update(
+    {
+        "bwd_math": (
+            """
+// Stable logistic function and softplus for the eltwise backward formulas.
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_sigmoid(F s) {
+  const F e = exp(-fabs(s));
+  return s >= F(0) ? F(1) / (F(1) + e) : e / (F(1) + e);
+}
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_softplus(F s) {
+  return (s > F(0) ? s : F(0)) + log1p(exp(-fabs(s)));
+}
+// d/ds [s * tanh(softplus(s))] = tanh(sp) + s * (1 - tanh(sp)^2) * sigmoid(s), the seed's
+// e^s * omega / delta^2 rewritten so that e^{3s} cannot overflow.
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_mish(F s) {
+  const F t = tanh(gpuops_bwd_softplus(s));
+  return t + s * (F(1) - t * t) * gpuops_bwd_sigmoid(s);
+}
+// The seed's gelu_tanh backward, formula (1).
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_gelu_tanh(F s) {
+  const F k = F(0.7978845608028654);  // sqrt(2 / pi)
+  const F t = tanh(k * (s + F(0.044715) * s * s * s));
+  return F(0.5) * (F(1) + t) * (F(1) + k * (s + F(0.134145) * s * s * s) * (F(1) - t));
+}
+""",
+            (),
+        ),
+    }
+)
+
+
+def grad(
+    alg: str,
+    formula: str,
+    cuda: str,
+    numpy: object,
+    *,
+    use_dst: bool = False,
+    rules: tuple[ParamRule, ...] = (),
+) -> OpRow:
+    """One backward row: oneDNN algorithm ``eltwise_<alg>`` (``_use_dst_for_bwd`` when use_dst)."""
+    name = f"ELTWISE_{alg.upper()}{'_USE_DST_FOR_BWD' if use_dst else ''}_GRAD"
+    return OpRow(
+        name=name,
+        struct=f"DML_{name}_OPERATOR_DESC",
+        fields=_FIELDS,
+        domain=Domain.ARITH,
+        exprs=Exprs(cuda={"float": cuda}, numpy={"float": numpy}),
+        tiers=_TIERS,
+        summary=f"oneDNN eltwise_{alg}{'_use_dst_for_bwd' if use_dst else ''} backward: {formula}",
+        in_place=True,  # oneDNN: diff_dst may be diff_src
+        preamble=("bwd_math",),
+        extension_types=_EXT,
+        extension=True,
+        family="grad",
+        primary="input_tensor",
+        param_rules=rules,
+    )
+
+
+_ALPHA_NONNEG = (ParamRule("alpha", lambda a: a >= 0, "alpha >= 0 (oneDNN: *_use_dst_for_bwd)"),)
+
+BACKWARD_ROWS: tuple[OpRow, ...] = (
+    grad("abs", "ds = dd if s > 0, -dd if s < 0, 0 if s == 0", "x > T(0) ? y : (x < T(0) ? -y : T(0))", npb.abs_grad),
+    grad(
+        "bounded_relu",
+        "ds = dd if 0 < s <= alpha else 0",
+        "(x > T(0) && x <= T(p_alpha)) ? y : T(0)",
+        npb.bounded_relu_grad,
+    ),
+    grad(
+        "clip",
+        "ds = dd if alpha < s <= beta else 0",
+        "(x > T(p_alpha) && x <= T(p_beta)) ? y : T(0)",
+        npb.clip_grad,
+    ),
+    grad(
+        "clip_v2",
+        "ds = dd if alpha < s < beta else 0",
+        "(x > T(p_alpha) && x < T(p_beta)) ? y : T(0)",
+        npb.clip_v2_grad,
+    ),
+    grad(
+        "clip_v2",
+        "ds = dd if alpha < d < beta else 0",
+        "(x > T(p_alpha) && x < T(p_beta)) ? y : T(0)",
+        npb.clip_v2_grad,
+        use_dst=True,
+    ),
+    grad("elu", "ds = dd if s > 0 else dd * alpha * e^s", "x > T(0) ? y : y * (T(p_alpha) * exp(x))", npb.elu_grad),
+    grad(
+        "elu",
+        "ds = dd if d > 0 else dd * (d + alpha)",
+        "x > T(0) ? y : y * (x + T(p_alpha))",
+        npb.elu_dst_grad,
+        use_dst=True,
+        rules=_ALPHA_NONNEG,
+    ),
+    grad("exp", "ds = dd * e^s", "y * exp(x)", npb.exp_grad),
+    grad("exp", "ds = dd * d", "y * x", npb.exp_dst_grad, use_dst=True),
+    grad(
+        "gelu_erf",
+        "ds = dd * (0.5 + 0.5 erf(s / sqrt 2) + s / sqrt(2 pi) e^{-s^2 / 2})",
+        "y * (T(0.5) + T(0.5) * erf(x * T(0.7071067811865476)) + x * T(0.3989422804014327) * exp(T(-0.5) * x * x))",
+        npb.gelu_erf_grad,
+    ),
+    grad("gelu_tanh", "the seed's formula (1)", "y * gpuops_bwd_gelu_tanh(x)", npb.gelu_tanh_grad),
+    grad(
+        "hardswish",
+        "ds = dd if s > 3, dd * (2s + 3) / 6 if -3 < s <= 3, else 0",
+        "x > T(3) ? y : (x > T(-3) ? y * ((T(2) * x + T(3)) / T(6)) : T(0))",
+        npb.hardswish_grad,
+    ),
+    grad("linear", "ds = alpha * dd", "T(p_alpha) * y", npb.linear_grad),
+    grad("log", "ds = dd / s", "y / x", npb.log_grad),
+    grad(
+        "logistic",
+        "ds = dd * sigma(s) * (1 - sigma(s))",
+        "y * (gpuops_bwd_sigmoid(x) * (T(1) - gpuops_bwd_sigmoid(x)))",
+        npb.logistic_grad,
+    ),
+    grad("logistic", "ds = dd * d * (1 - d)", "y * (x * (T(1) - x))", npb.logistic_dst_grad, use_dst=True),
+    grad("logsigmoid", "ds = dd / (1 + e^s)", "y * gpuops_bwd_sigmoid(-x)", npb.logsigmoid_grad),
+    grad("mish", "ds = dd * e^s * omega / delta^2 (stable form)", "y * gpuops_bwd_mish(x)", npb.mish_grad),
+    grad(
+        "pow",
+        "ds = dd * alpha * beta * s^(beta - 1)",
+        "y * (T(p_alpha) * T(p_beta) * pow(x, T(p_beta) - T(1)))",
+        npb.pow_grad,
+    ),
+    grad("relu", "ds = dd if s > 0 else alpha * dd", "x > T(0) ? y : T(p_alpha) * y", npb.relu_grad),
+    grad(
+        "relu",
+        "ds = dd if d > 0 else alpha * dd",
+        "x > T(0) ? y : T(p_alpha) * y",
+        npb.relu_grad,
+        use_dst=True,
+        rules=_ALPHA_NONNEG,
+    ),
+    grad("soft_relu", "ds = dd / (1 + e^{-s})", "y * gpuops_bwd_sigmoid(x)", npb.soft_relu_grad),
+    grad("sqrt", "ds = dd / (2 sqrt(s))", "y / (T(2) * sqrt(x))", npb.sqrt_grad),
+    grad("sqrt", "ds = dd / (2 d)", "y / (T(2) * x)", npb.sqrt_dst_grad, use_dst=True),
+    grad("square", "ds = dd * 2 s", "y * (T(2) * x)", npb.square_grad),
+    grad(
+        "swish",
+        "ds = dd * sigma(alpha s) * (1 + alpha s (1 - sigma(alpha s)))",
+        "y * (gpuops_bwd_sigmoid(T(p_alpha) * x)"
+        " * (T(1) + T(p_alpha) * x * (T(1) - gpuops_bwd_sigmoid(T(p_alpha) * x))))",
+        npb.swish_grad,
+    ),
+    grad("tanh", "ds = dd * (1 - tanh(s)^2)", "y * (T(1) - tanh(x) * tanh(x))", npb.tanh_grad),
+    grad("tanh", "ds = dd * (1 - d^2)", "y * (T(1) - x * x)", npb.tanh_dst_grad, use_dst=True),
+)

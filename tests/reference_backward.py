@@ -1,0 +1,203 @@
+"""References for oneDNN's eltwise backward rows (see reference_nary.py for the contract).
+
+Each is the seed's "Backward formula" column (shared/seeds/003_0fd48c5d47d20a7e.txt), taken
+literally and evaluated in float64 with s (or d) = inputs[0] and dd = inputs[1]; the mish
+reference uses the seed's own e^s * omega / delta^2 form. test_backward_formulas.py checks
+these formulas against central differences of the seed's forward column.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from reference_common import Expected, f64, float_result
+from scipy.special import erf
+
+from descriptors import DataType
+
+REFERENCES: dict[str, Callable[..., Any]] = {}
+DATA: dict[str, tuple[Callable[..., Any], ...]] = {}
+PARAMS: dict[str, list[dict[str, Any]]] = {}
+TOLERANCE: dict[str, tuple[float, float]] = {}
+EDGES: dict[str, list[tuple[Any, ...]]] = {}
+
+
+def _sig(s: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-s))
+
+
+# Backward formulas, literally from the seed: f(s_or_d, dd, alpha, beta) in float64.
+FORMULAS: dict[str, Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]] = {
+    "abs": lambda s, dd, a, b: np.where(s > 0, dd, np.where(s < 0, -dd, 0.0)),
+    "bounded_relu": lambda s, dd, a, b: np.where((s > 0) & (s <= a), dd, 0.0),
+    "clip": lambda s, dd, a, b: np.where((s > a) & (s <= b), dd, 0.0),
+    "clip_v2": lambda s, dd, a, b: np.where((s > a) & (s < b), dd, 0.0),
+    "clip_v2_use_dst_for_bwd": lambda d, dd, a, b: np.where((d > a) & (d < b), dd, 0.0),
+    "elu": lambda s, dd, a, b: np.where(s > 0, dd, dd * a * np.exp(s)),
+    "elu_use_dst_for_bwd": lambda d, dd, a, b: np.where(d > 0, dd, dd * (d + a)),
+    "exp": lambda s, dd, a, b: dd * np.exp(s),
+    "exp_use_dst_for_bwd": lambda d, dd, a, b: dd * d,
+    "gelu_erf": lambda s, dd, a, b: (
+        dd * (0.5 + 0.5 * erf(s / math.sqrt(2)) + s / math.sqrt(2 * math.pi) * np.exp(-0.5 * s**2))
+    ),
+    "gelu_tanh": lambda s, dd, a, b: (
+        dd
+        * 0.5
+        * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s**3)))
+        * (
+            1
+            + math.sqrt(2 / math.pi)
+            * (s + 0.134145 * s**3)
+            * (1 - np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s**3)))
+        )
+    ),
+    "hardswish": lambda s, dd, a, b: np.where(s > 3, dd, np.where(s > -3, dd * (2 * s + 3) / 6, 0.0)),
+    "linear": lambda s, dd, a, b: a * dd,
+    "log": lambda s, dd, a, b: dd / s,
+    "logistic": lambda s, dd, a, b: dd / (1 + np.exp(-s)) * (1 - 1 / (1 + np.exp(-s))),
+    "logistic_use_dst_for_bwd": lambda d, dd, a, b: dd * d * (1 - d),
+    "logsigmoid": lambda s, dd, a, b: dd / (1 + np.exp(s)),
+    "mish": lambda s, dd, a, b: (
+        dd
+        * np.exp(s)
+        * (np.exp(3 * s) + 4 * np.exp(2 * s) + np.exp(s) * (4 * s + 6) + 4 * (s + 1))
+        / (np.exp(2 * s) + 2 * np.exp(s) + 2) ** 2
+    ),
+    "pow": lambda s, dd, a, b: dd * a * b * s ** (b - 1),
+    "relu": lambda s, dd, a, b: np.where(s > 0, dd, a * dd),
+    "relu_use_dst_for_bwd": lambda d, dd, a, b: np.where(d > 0, dd, a * dd),
+    "soft_relu": lambda s, dd, a, b: dd / (1 + np.exp(-s)),
+    "sqrt": lambda s, dd, a, b: dd / (2 * np.sqrt(s)),
+    "sqrt_use_dst_for_bwd": lambda d, dd, a, b: dd / (2 * d),
+    "square": lambda s, dd, a, b: dd * 2 * s,
+    "swish": lambda s, dd, a, b: dd / (1 + np.exp(-a * s)) * (1 + a * s * (1 - 1 / (1 + np.exp(-a * s)))),
+    "tanh": lambda s, dd, a, b: dd * (1 - np.tanh(s) ** 2),
+    "tanh_use_dst_for_bwd": lambda d, dd, a, b: dd * (1 - d**2),
+}
+
+
+def row_name(alg: str) -> str:
+    return f"ELTWISE_{alg.upper()}_GRAD"
+
+
+def _make(alg: str) -> Callable[..., Expected]:
+    formula = FORMULAS[alg]
+
+    def ref(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+        s, dd = f64(inputs[0]), f64(inputs[1])
+        a, b = float(np.float32(params["alpha"])), float(np.float32(params["beta"]))
+        with np.errstate(all="ignore"):
+            return float_result(formula(s, dd, a, b))
+
+    return ref
+
+
+def _positive(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    return rng.uniform(0.125, 4.0, size=shape).astype(dt.numpy_dtype)
+
+
+def _unit(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    return rng.uniform(-0.99, 0.99, size=shape).astype(dt.numpy_dtype)
+
+
+def _grad(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    return rng.uniform(-2.0, 2.0, size=shape).astype(dt.numpy_dtype)
+
+
+def _around(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """[-4, 4] on a 1/8 grid, so thresholds (0, +-3, alpha, beta) are hit exactly."""
+    return (rng.integers(-32, 33, size=shape) / 8.0).astype(dt.numpy_dtype)
+
+
+for _alg in FORMULAS:
+    REFERENCES[row_name(_alg)] = _make(_alg)
+    first = _around
+    if _alg in ("log", "sqrt", "sqrt_use_dst_for_bwd", "pow"):
+        first = _positive
+    elif _alg in ("tanh_use_dst_for_bwd",):
+        first = _unit
+    DATA[row_name(_alg)] = (first, _grad)
+
+PARAMS.update(
+    {
+        row_name("bounded_relu"): [{"alpha": 2.0}, {"alpha": 0.5}],
+        row_name("clip"): [{"alpha": -1.0, "beta": 2.0}, {"alpha": 0.5, "beta": 0.5}],
+        row_name("clip_v2"): [{"alpha": -1.0, "beta": 2.0}],
+        row_name("clip_v2_use_dst_for_bwd"): [{"alpha": -1.0, "beta": 2.0}],
+        row_name("elu"): [{"alpha": 1.0}, {"alpha": 0.25}],
+        row_name("elu_use_dst_for_bwd"): [{"alpha": 1.0}],
+        row_name("linear"): [{"alpha": 2.5}],
+        row_name("pow"): [{"alpha": 2.0, "beta": 3.0}, {"alpha": 1.5, "beta": 0.5}],
+        row_name("relu"): [{}, {"alpha": 0.1}],
+        row_name("relu_use_dst_for_bwd"): [{"alpha": 0.1}],
+        row_name("swish"): [{"alpha": 1.0}, {"alpha": 1.5}],
+    }
+)
+# Stated float32 accuracy (ulps, atol). Selections and products of exact values are within a
+# few ulps; transcendental ones follow exp/tanh/erf (CUDA: 2 ulp each), and where a result is a
+# difference near zero (gelu, mish, swish, tanh(1 - t^2)) an absolute term of a few float32
+# eps times |dd| covers the cancellation.
+TOLERANCE.update(
+    {
+        row_name("gelu_erf"): (8.0, 4e-7),
+        # Seed formula (1) sums terms up to ~5 |dd| that cancel near s = -2.4: ~eps * 5 * |dd|.
+        row_name("gelu_tanh"): (8.0, 2e-6),
+        row_name("mish"): (8.0, 4e-7),
+        row_name("swish"): (8.0, 4e-7),
+        row_name("logistic"): (8.0, 2e-7),
+        row_name("logsigmoid"): (8.0, 2e-7),
+        row_name("soft_relu"): (8.0, 2e-7),
+        row_name("tanh"): (8.0, 4e-7),
+        # 1 - d^2, d (1 - d) and d + alpha cancel near |d| = 1 and d = -alpha: eps * |dd| absolute.
+        row_name("tanh_use_dst_for_bwd"): (4.0, 4e-7),
+        row_name("logistic_use_dst_for_bwd"): (4.0, 4e-7),
+        row_name("elu_use_dst_for_bwd"): (4.0, 4e-7),
+        row_name("pow"): (8.0, 0.0),
+        row_name("elu"): (6.0, 0.0),
+    }
+)
+
+_INF, _NAN = float("inf"), float("nan")
+_F = {
+    "input_tensor": DataType.FLOAT32,
+    "input_gradient_tensor": DataType.FLOAT32,
+    "output_gradient_tensor": DataType.FLOAT32,
+}
+EDGES.update(
+    {
+        # Large |s|: the stable forms do not overflow where e^{3s} or e^{-s} would.
+        # mish'(-100) = e^-100 * 4(s + 1) / 4 = -99 e^-100: a float32 subnormal, not 0.
+        row_name("mish"): [
+            ([[100.0, -100.0, 0.0], [1.0, 1.0, 1.0]], {}, [1.0, -99.0 * math.exp(-100.0), 0.6], False, _F)
+        ],
+        row_name("logistic"): [([[100.0, -100.0, 0.0], [1.0, 1.0, 1.0]], {}, [0.0, math.exp(-100.0), 0.25], False, _F)],
+        row_name("logsigmoid"): [
+            ([[100.0, -100.0, 0.0], [1.0, 1.0, 1.0]], {}, [math.exp(-100.0), 1.0, 0.5], False, _F)
+        ],
+        row_name("soft_relu"): [([[100.0, -100.0], [2.0, 2.0]], {}, [2.0, 2.0 * math.exp(-100.0)], False, _F)],
+        # abs: zero gradient at 0, sign elsewhere.
+        row_name("abs"): [([[0.0, -0.0, -2.0, 3.0], [5.0, 5.0, 5.0, 5.0]], {}, [0.0, 0.0, -5.0, 5.0], False, _F)],
+        # Thresholds taken exactly: hardswish at +-3, clip at the bounds (alpha excluded, beta included).
+        row_name("hardswish"): [([[3.0, -3.0, 0.0], [6.0, 6.0, 6.0]], {}, [9.0, 0.0, 3.0], False, _F)],
+        row_name("clip"): [
+            ([[-1.0, 2.0, 2.5], [1.0, 1.0, 1.0]], {"alpha": -1.0, "beta": 2.0}, [0.0, 1.0, 0.0], False, _F)
+        ],
+        row_name("clip_v2"): [
+            ([[-1.0, 2.0, 1.0], [1.0, 1.0, 1.0]], {"alpha": -1.0, "beta": 2.0}, [0.0, 0.0, 1.0], False, _F)
+        ],
+        row_name("sqrt"): [([[0.0, 4.0, _INF], [1.0, 1.0, 1.0]], {}, [_INF, 0.25, 0.0], False, _F)],
+    }
+)
+# Every other row: one literal case at s = 1 (or d = 0.5), dd = 2.
+for _alg, _f in FORMULAS.items():
+    _name = row_name(_alg)
+    if _name in EDGES:
+        continue
+    _s = 0.5
+    _params = PARAMS.get(_name, [{}])[0]
+    _a, _b = float(np.float32(_params.get("alpha", 0.0))), float(np.float32(_params.get("beta", 0.0)))
+    _want = float(_f(np.array([_s]), np.array([2.0]), _a, _b)[0])
+    EDGES[_name] = [([[_s], [2.0]], _params, [_want], False, _F)]
