@@ -1,16 +1,198 @@
 """NumPy implementations of the unary rows that are not a plain ufunc.
 
 Same conventions as ``numpy_impl.py``: ``f(x, out=out, **parameters)`` on operands in the
-compute type; ``out`` never aliases ``x`` unless the row declares a single ufunc.
+compute type; ``out`` never aliases ``x`` unless the row declares a single ufunc. Each
+function gives, bit for bit, what the CUDA helper of the same row computes
+(``rows_unary.py``): the same comparisons in the same order, the same integer conversions
+of FLOAT bounds.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["identity"]
+__all__ = [
+    "ceil_to",
+    "clip1",
+    "clip_float",
+    "clip_grad_float",
+    "clip_grad_int",
+    "clip_grad_typed",
+    "clip_int",
+    "constant_pow",
+    "erf",
+    "floor_to",
+    "identity",
+    "is_infinity",
+    "round_mode",
+    "select",
+    "threshold_float",
+    "threshold_int",
+]
 
 
 def identity(x: np.ndarray, *, out: np.ndarray) -> None:
     """A copy through both tensors' strides (alias-safe: in place it copies onto itself)."""
     np.copyto(out, x, casting="unsafe")
+
+
+# ---------------------------------------------------------------------------------------------
+# FLOAT bounds on integer tensors: compared exactly. A lower bound m becomes ceil(m), an upper
+# bound floor(m), saturated to the type's range; a NaN bound clamps nothing.
+
+
+def ceil_to(dtype: np.dtype, m: float) -> int:
+    """ceil(m) saturated to ``dtype``'s range; NaN gives the minimum (as gpuops_ceil_to)."""
+    info = np.iinfo(dtype)
+    m = float(m)
+    if math.isnan(m) or m == -math.inf:
+        return int(info.min)
+    if m == math.inf:
+        return int(info.max)
+    return min(max(math.ceil(m), int(info.min)), int(info.max))
+
+
+def floor_to(dtype: np.dtype, m: float) -> int:
+    """floor(m) saturated to ``dtype``'s range; NaN gives the maximum (as gpuops_floor_to)."""
+    info = np.iinfo(dtype)
+    m = float(m)
+    if math.isnan(m) or m == math.inf:
+        return int(info.max)
+    if m == -math.inf:
+        return int(info.min)
+    return min(max(math.floor(m), int(info.min)), int(info.max))
+
+
+def _int_le(x: np.ndarray, m: float) -> np.ndarray | bool:
+    """x <= m exactly for integer x and a float m (NaN: False), as gpuops_int_le."""
+    m = float(m)
+    if math.isnan(m):
+        return False
+    info = np.iinfo(x.dtype)
+    if m >= int(info.max):
+        return True
+    if m < int(info.min):
+        return False
+    return x <= x.dtype.type(math.floor(m))
+
+
+def _int_ge(x: np.ndarray, m: float) -> np.ndarray | bool:
+    """x >= m exactly for integer x and a float m (NaN: False), as gpuops_int_ge."""
+    m = float(m)
+    if math.isnan(m):
+        return False
+    info = np.iinfo(x.dtype)
+    if m > int(info.max):
+        return False
+    if m <= int(info.min):
+        return True
+    return x >= x.dtype.type(math.ceil(m))
+
+
+def _clip(x: np.ndarray, out: np.ndarray, lo: object, hi: object) -> None:
+    """CLIP's min(hi, max(lo, x)) by comparisons: NaN x stays, a NaN bound clamps nothing, lo > hi gives hi."""
+    np.copyto(out, x)
+    np.copyto(out, lo, where=x < lo)
+    np.copyto(out, hi, where=out > hi)
+
+
+def clip_float(x: np.ndarray, *, out: np.ndarray, min: np.float32, max: np.float32) -> None:
+    _clip(x, out, x.dtype.type(min), x.dtype.type(max))
+
+
+def clip_int(x: np.ndarray, *, out: np.ndarray, min: np.float32, max: np.float32) -> None:
+    _clip(x, out, x.dtype.type(ceil_to(x.dtype, min)), x.dtype.type(floor_to(x.dtype, max)))
+
+
+def clip1(x: np.ndarray, *, out: np.ndarray, min: object, max: object) -> None:
+    """CLIP1's max(lo, min(x, hi)): lo > hi gives lo. Bounds arrive in the output's type."""
+    lo = np.asarray(min).astype(x.dtype)[()]
+    hi = np.asarray(max).astype(x.dtype)[()]
+    np.copyto(out, x)
+    np.copyto(out, hi, where=x > hi)
+    np.copyto(out, lo, where=out < lo)
+
+
+def threshold_float(x: np.ndarray, *, out: np.ndarray, min: np.float32) -> None:
+    lo = x.dtype.type(min)
+    np.copyto(out, x)
+    np.copyto(out, lo, where=x < lo)
+
+
+def threshold_int(x: np.ndarray, *, out: np.ndarray, min: np.float32) -> None:
+    lo = x.dtype.type(ceil_to(x.dtype, min))
+    np.copyto(out, x)
+    np.copyto(out, lo, where=x < lo)
+
+
+def _grad(y: np.ndarray, out: np.ndarray, zero_where: np.ndarray | bool) -> None:
+    np.copyto(out, y)
+    np.copyto(out, 0, where=zero_where)
+
+
+def clip_grad_float(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: object, max: object) -> None:
+    lo, hi = x.dtype.type(min), x.dtype.type(max)
+    _grad(y, out, (x <= lo) | (x >= hi))
+
+
+def clip_grad_int(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: object, max: object) -> None:
+    _grad(y, out, np.logical_or(_int_le(x, min), _int_ge(x, max)))
+
+
+def clip_grad_typed(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: object, max: object) -> None:
+    """CLIP_GRAD1: bounds already in the tensors' type (float16/bfloat16 widen exactly)."""
+    lo = np.asarray(min).astype(x.dtype)[()]
+    hi = np.asarray(max).astype(x.dtype)[()]
+    _grad(y, out, (x <= lo) | (x >= hi))
+
+
+def round_mode(x: np.ndarray, *, out: np.ndarray, rounding_mode: object) -> None:
+    """DML_ROUNDING_MODE: 0 half to even (rint), 1 toward zero (trunc), 2 half away from zero (C round)."""
+    mode = int(rounding_mode)  # type: ignore[call-overload]
+    if mode == 1:
+        np.trunc(x, out=out)
+    elif mode == 2:
+        # trunc(x) + copysign(|x - trunc(x)| >= 0.5, x): exact (x - trunc(x) is representable),
+        # keeps -0.0 for -0.4 and -0.0, as C's round().
+        t = np.trunc(x)
+        step = (np.abs(x - t) >= 0.5).astype(x.dtype)
+        np.copysign(step, x, out=step)
+        np.add(t, step, out=out)
+    else:
+        np.rint(x, out=out)
+
+
+def is_infinity(x: np.ndarray, *, out: np.ndarray, infinity_mode: object) -> None:
+    """DML_IS_INFINITY_MODE: 0 either sign, 1 +inf only, 2 -inf only."""
+    mode = int(infinity_mode)  # type: ignore[call-overload]
+    hit = np.isinf(x)
+    if mode == 1:
+        hit &= x > 0
+    elif mode == 2:
+        hit &= x < 0
+    np.copyto(out, hit, casting="unsafe")
+
+
+def constant_pow(x: np.ndarray, *, out: np.ndarray, exponent: np.float32) -> None:
+    """C's pow(x, exponent), as CUDA's powf/pow: NumPy computes x ** 0.5 as sqrt(x), which gives
+    -0.0 at -0.0 and NaN at -inf where pow gives +0.0 and +inf (C99 F.9.4.4); those are patched."""
+    e = x.dtype.type(exponent)
+    np.power(x, e, out=out)
+    if e == 0.5:
+        np.copyto(out, np.inf, where=x == -np.inf)
+        np.copyto(out, 0.0, where=x == 0)
+
+
+def erf(x: np.ndarray, *, out: np.ndarray) -> None:
+    """scipy.special.erf (NumPy has no erf); imported here so descriptors imports without SciPy."""
+    from scipy.special import erf as _erf
+
+    _erf(x, out=out)
+
+
+def select(c: np.ndarray, a: np.ndarray, b: np.ndarray, *, out: np.ndarray) -> None:
+    """IF on raw bits: a where c != 0, else b."""
+    np.copyto(out, b)
+    np.copyto(out, a, where=c != 0)

@@ -344,6 +344,7 @@ BINARY_ROWS: tuple[OpRow, ...] = (
             Field("exponent_tensor", _IN),
             Field("output_tensor", _OUT),
             Field("scale_bias", _SB),
+            Field("fused_activation", FieldKind.FUSED_ACTIVATION, extension=True),
         ),
         domain=_A,
         exprs=exprs(

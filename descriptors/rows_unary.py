@@ -1,9 +1,24 @@
-"""Op-table rows of the unary element-wise family (DML_ELEMENT_WISE_* with one input).
+"""Op-table rows of the unary element-wise family (DML_ELEMENT_WISE_* with one data input).
 
 Most have ``{InputTensor, OutputTensor, ScaleBias}`` (reference section 2.1): the
 ScaleBias applies to the input first, ``f(x * scale + bias)``, in float32. Tier sources:
 sdk-api ``ns-directml-dml_element_wise_<op>_operator_desc.md`` as transcribed in
-shared/reference/directml.md section 2.4.
+shared/reference/directml.md section 2.4 (where that section says a table was not opened and
+is assumed equal to a sibling's, the tier's source says so). Also here: IF (a select on raw
+bits) and the CLIP_GRAD pair (family "grad"), which read more than one tensor.
+
+Semantics where DirectML is silent (the same on both backends, bit for bit):
+
+- CLIP / CLIP1 / THRESHOLD are comparisons: ``max(Min, x)`` is ``Min if x < Min else x`` and
+  ``min(Max, v)`` is ``Max if v > Max else v``. So a NaN input stays NaN, a NaN bound clamps
+  nothing, and ``-0.0`` against a bound ``0.0`` keeps ``-0.0``. CLIP with Min > Max gives Max,
+  CLIP1 gives Min (DirectML's two formula orders).
+- FLOAT bounds on integer tensors compare exactly, as real numbers: for CLIP and THRESHOLD a
+  lower bound becomes ceil(Min), an upper bound floor(Max), saturated to the type's range;
+  CLIP_GRAD's ``x <= Min`` and ``x >= Max`` hold exactly when they hold for the real values.
+- CLIP_GRAD passes the gradient where the input is NaN (neither ``x <= Min`` nor ``x >= Max``).
+- Integers wrap: NEGATE and ABS of INT_MIN give INT_MIN. SIGN gives -1/0/1, ``-0.0 -> 0``,
+  NaN -> NaN. ROUND TOWARD_INFINITY is C's round() (halves away from zero, -0.4 -> -0.0).
 """
 
 from __future__ import annotations
@@ -11,7 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import numpy_impl_unary as npu
+from .cuda_helpers import HELPERS
 from .enums import FeatureLevel as FL
+from .enums import IsInfinityMode, RoundingMode
 from .schema import Domain, Exprs, Field, FieldKind, OpRow, Tier, types
 
 __all__ = ["UNARY_ROWS"]
@@ -24,17 +41,31 @@ _DOC = "sdk-api ns-directml-dml_element_wise_{}_operator_desc.md"
 EXT_FLOAT = {"input_tensor": types("F64 BF16"), "output_tensor": types("F64 BF16")}
 
 
-def io_tiers(doc: str, rows: list[tuple[FL, tuple[int, int], str]]) -> tuple[Tier, ...]:
+def io_tiers(doc: str, rows: list[tuple[FL, tuple[int, int], str]], note: str = "") -> tuple[Tier, ...]:
     """Tiers where Input and Output take the same types and must share one."""
     out = []
     for fl, dims, spec in rows:
         t = types(spec)
-        out.append(Tier(fl, dims, {"input_tensor": t, "output_tensor": t}, _IO, _DOC.format(doc)))
+        out.append(Tier(fl, dims, {"input_tensor": t, "output_tensor": t}, _IO, _DOC.format(doc) + note))
     return tuple(out)
+
+
+def to_tiers(doc: str, rows: list[tuple[FL, tuple[int, int], str, str]], note: str = "") -> tuple[Tier, ...]:
+    """Tiers where the Output has its own types (0/1 flags, counts)."""
+    return tuple(
+        Tier(fl, dims, {"input_tensor": types(i), "output_tensor": types(o)}, (), _DOC.format(doc) + note)
+        for fl, dims, i, o in rows
+    )
 
 
 # EXP, LOG, SQRT, RECIP, CEIL, FLOOR, trig: 3.0+: 1-8 F32 F16; 1.0: 4 F32 F16.
 FLOAT_MATH = [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_1_0, (4, 4), "F32 F16")]
+# ERF (2.0) and the hyperbolics: 3.0+: 1-8 F32 F16; 2.0: 4 F32 F16.
+FLOAT_MATH_2_0 = [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_2_0, (4, 4), "F32 F16")]
+_AS_CEIL = " (table not opened; assumed equal to CEIL's, directml.md 2.4 caveat)"
+_AS_ERF = " (table not opened; assumed equal to ERF's, directml.md 2.4 caveat)"
+_EIGHT = "F32 F16 I32 I16 I8 U32 U16 U8"
+_ALL10 = "F32 F16 all-int"
 
 
 def unary(
@@ -51,6 +82,7 @@ def unary(
     ext: dict | None = None,
     extra_fields: tuple[Field, ...] = (),
     domain: Domain = Domain.ARITH,
+    notes: str = "",
 ) -> OpRow:
     fields = (UNARY_SB_FIELDS if scale_bias else UNARY_FIELDS) + extra_fields
     return OpRow(
@@ -65,6 +97,174 @@ def unary(
         preamble=preamble,
         extension_types=EXT_FLOAT if ext is None else ext,
         family="unary",
+        notes=notes,
+    )
+
+
+def float_unary(
+    name: str,
+    doc: str,
+    summary: str,
+    cuda: str,
+    ufunc: object,
+    levels: list,
+    *,
+    in_place: bool,
+    note: str = "",
+    preamble: tuple[str, ...] = (),
+) -> OpRow:
+    """A float-only ``{Input, Output, ScaleBias}`` row whose NumPy side is one ufunc (or a function)."""
+    single = ("float",) if isinstance(ufunc, np.ufunc) else ()
+    return unary(
+        name,
+        summary,
+        {"float": cuda},
+        {"float": ufunc},
+        io_tiers(doc, levels, note),
+        in_place=in_place,
+        single=single,
+        preamble=preamble,
+    )
+
+
+def _ext(spec_in: str, spec_out: str | None = None) -> dict[str, frozenset]:
+    return {"input_tensor": types(spec_in), "output_tensor": types(spec_out or spec_in)}
+
+
+# CUDA helpers of this family. Each has a NumPy twin in numpy_impl_unary.py giving the same bits.
+HELPERS.update(
+    {
+        "unary_int_limits": (
+            """
+// Integer range of T, and P = 2**(bits - 1) (signed) or 2**bits (unsigned): a power of two just
+// above T's largest value, exact in float, as is T's smallest value M = -P or 0.
+template <typename T>
+__device__ __forceinline__ T gpuops_int_max() {
+  return T(-1) < T(0) ? T((1ULL << (8 * sizeof(T) - 1)) - 1ULL) : T(~0ULL);
+}
+template <typename T>
+__device__ __forceinline__ T gpuops_int_min() {
+  return T(-1) < T(0) ? T(-gpuops_int_max<T>() - 1) : T(0);
+}
+template <typename T>
+__device__ __forceinline__ float gpuops_int_p() {
+  return float(1ULL << (8 * sizeof(T) - 1)) * (T(-1) < T(0) ? 1.0f : 2.0f);
+}
+template <typename T>
+__device__ __forceinline__ float gpuops_int_m() {
+  return T(-1) < T(0) ? -gpuops_int_p<T>() : 0.0f;
+}
+// A FLOAT lower bound on an integer tensor: ceil(m) saturated to T; NaN clamps nothing.
+template <typename T>
+__device__ __forceinline__ T gpuops_ceil_to(float m) {
+  const float c = ceilf(m);
+  if (!(c > gpuops_int_m<T>())) return gpuops_int_min<T>();
+  if (c >= gpuops_int_p<T>()) return gpuops_int_max<T>();
+  return T(c);
+}
+// A FLOAT upper bound on an integer tensor: floor(m) saturated to T; NaN clamps nothing.
+template <typename T>
+__device__ __forceinline__ T gpuops_floor_to(float m) {
+  const float f = floorf(m);
+  if (!(f < gpuops_int_p<T>())) return gpuops_int_max<T>();
+  if (f <= gpuops_int_m<T>()) return gpuops_int_min<T>();
+  return T(f);
+}
+// x <= m and x >= m exactly, for an integer x and a FLOAT m (false for a NaN m).
+template <typename T>
+__device__ __forceinline__ bool gpuops_int_le(T x, float m) {
+  const float f = floorf(m);
+  if (f != f) return false;
+  if (f >= gpuops_int_p<T>()) return true;
+  if (f < gpuops_int_m<T>()) return false;
+  return x <= T(f);
+}
+template <typename T>
+__device__ __forceinline__ bool gpuops_int_ge(T x, float m) {
+  const float c = ceilf(m);
+  if (c != c) return false;
+  if (c >= gpuops_int_p<T>()) return false;
+  if (c <= gpuops_int_m<T>()) return true;
+  return x >= T(c);
+}
+""",
+            (),
+        ),
+        "unary_clip": (
+            """
+// CLIP: min(hi, max(lo, x)) by comparisons: NaN x stays NaN, a NaN bound clamps nothing,
+// lo > hi gives hi. CLIP1: max(lo, min(x, hi)): lo > hi gives lo. THRESHOLD: max(x, lo).
+template <typename V>
+__device__ __forceinline__ V gpuops_clip(V x, V lo, V hi) {
+  const V v = x < lo ? lo : x;
+  return v > hi ? hi : v;
+}
+template <typename V>
+__device__ __forceinline__ V gpuops_clip1(V x, V lo, V hi) {
+  const V v = x > hi ? hi : x;
+  return v < lo ? lo : v;
+}
+template <typename V>
+__device__ __forceinline__ V gpuops_at_least(V x, V lo) {
+  return x < lo ? lo : x;
+}
+""",
+            (),
+        ),
+        "unary_float_ops": (
+            """
+// SIGN: -1, 0 or 1; -0.0 gives +0.0; NaN stays NaN.
+template <typename F>
+__device__ __forceinline__ F gpuops_sign(F x) {
+  return x > F(0) ? F(1) : (x < F(0) ? F(-1) : (x == F(0) ? F(0) : x));
+}
+// DML_ROUNDING_MODE: 0 halves to even (rint), 1 toward zero (trunc), 2 halves away from zero (round).
+template <typename F>
+__device__ __forceinline__ F gpuops_round_mode(F x, int mode) {
+  return mode == 1 ? trunc(x) : (mode == 2 ? round(x) : rint(x));
+}
+// DML_IS_INFINITY_MODE: 0 either sign, 1 positive, 2 negative.
+template <typename F>
+__device__ __forceinline__ bool gpuops_is_inf_mode(F x, int mode) {
+  return isinf(x) && (mode == 1 ? x > F(0) : (mode == 2 ? x < F(0) : true));
+}
+""",
+            (),
+        ),
+        "unary_popcount": (
+            """
+template <typename T>
+__device__ __forceinline__ unsigned int gpuops_popcount(T x) {
+  return sizeof(T) == 8 ? (unsigned int)__popcll((unsigned long long)x) : (unsigned int)__popc((unsigned int)x);
+}
+""",
+            (),
+        ),
+    }
+)
+
+_IN_RANGE = "gpuops_ceil_to<T>(p_min), gpuops_floor_to<T>(p_max)"
+_GRAD_FIELDS = (
+    Field("input_tensor", _IN),
+    Field("input_gradient_tensor", _IN),
+    Field("output_gradient_tensor", _OUT),
+)
+_GRAD_ROLES = ("input_tensor", "input_gradient_tensor", "output_gradient_tensor")
+_CLIP_GRAD_DOC = _DOC.format("clip_grad")
+
+
+def _grad_tiers(rows: list[tuple[FL, tuple[int, int], str]], source: str) -> tuple[Tier, ...]:
+    return tuple(Tier(fl, d, dict.fromkeys(_GRAD_ROLES, types(spec)), (_GRAD_ROLES,), source) for fl, d, spec in rows)
+
+
+def _if_tier(fl: FL, dims: tuple[int, int], spec: str) -> Tier:
+    t = types(spec)
+    return Tier(
+        fl,
+        dims,
+        {"condition_tensor": types("U8"), "a_tensor": t, "b_tensor": t, "output_tensor": t},
+        (("a_tensor", "b_tensor", "output_tensor"),),
+        _DOC.format("if"),
     )
 
 
@@ -78,13 +278,13 @@ UNARY_ROWS: tuple[OpRow, ...] = (
             "identity",
             [
                 (FL.FL_4_1, (1, 8), "F64 F32 F16 all-int"),
-                (FL.FL_3_0, (1, 8), "F32 F16 I32 I16 I8 U32 U16 U8"),
-                (FL.FL_2_1, (4, 5), "F32 F16 I32 I16 I8 U32 U16 U8"),
+                (FL.FL_3_0, (1, 8), _EIGHT),
+                (FL.FL_2_1, (4, 5), _EIGHT),
                 (FL.FL_1_0, (4, 5), "F32 F16"),
             ],
         ),
         single=("any",),
-        ext={"input_tensor": types("BF16 BOOL"), "output_tensor": types("BF16 BOOL")},
+        ext=_ext("BF16 BOOL"),
     ),
     unary(
         "ELEMENT_WISE_ABS",
@@ -102,12 +302,328 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         ),
         single=("any",),
     ),
+    float_unary("ELEMENT_WISE_EXP", "exp", "exp(x)", "exp(x)", np.exp, FLOAT_MATH, in_place=True),
+    # Trigonometric (FL 1.0): DirectML states in-place execution for none of them (directml.md 2.3).
+    float_unary(
+        "ELEMENT_WISE_ACOS",
+        "acos",
+        "acos(x); NaN outside [-1, 1]",
+        "acos(x)",
+        np.arccos,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+    ),
+    float_unary(
+        "ELEMENT_WISE_ASIN",
+        "asin",
+        "asin(x); NaN outside [-1, 1]",
+        "asin(x)",
+        np.arcsin,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+    ),
+    float_unary(
+        "ELEMENT_WISE_ATAN", "atan", "atan(x)", "atan(x)", np.arctan, FLOAT_MATH, in_place=False, note=_AS_CEIL
+    ),
+    float_unary("ELEMENT_WISE_COS", "cos", "cos(x)", "cos(x)", np.cos, FLOAT_MATH, in_place=False, note=_AS_CEIL),
+    float_unary("ELEMENT_WISE_SIN", "sin", "sin(x)", "sin(x)", np.sin, FLOAT_MATH, in_place=False, note=_AS_CEIL),
+    float_unary("ELEMENT_WISE_TAN", "tan", "tan(x)", "tan(x)", np.tan, FLOAT_MATH, in_place=False, note=_AS_CEIL),
+    float_unary("ELEMENT_WISE_CEIL", "ceil", "ceil(x)", "ceil(x)", np.ceil, FLOAT_MATH, in_place=True),
+    float_unary(
+        "ELEMENT_WISE_FLOOR", "floor", "floor(x)", "floor(x)", np.floor, FLOAT_MATH, in_place=False, note=_AS_CEIL
+    ),
+    float_unary("ELEMENT_WISE_LOG", "log", "ln(x); -inf at 0, NaN below", "log(x)", np.log, FLOAT_MATH, in_place=True),
+    float_unary(
+        "ELEMENT_WISE_SQRT",
+        "sqrt",
+        "sqrt(x), correctly rounded; NaN below 0",
+        "sqrt(x)",
+        np.sqrt,
+        FLOAT_MATH,
+        in_place=True,
+    ),
+    float_unary(
+        "ELEMENT_WISE_RECIP",
+        "recip",
+        "1 / x, correctly rounded",
+        "T(1) / x",
+        np.reciprocal,
+        FLOAT_MATH,
+        in_place=True,
+    ),
+    # FL 2.0.
+    float_unary("ELEMENT_WISE_ERF", "erf", "erf(x)", "erf(x)", npu.erf, FLOAT_MATH_2_0, in_place=True),
+    float_unary(
+        "ELEMENT_WISE_SINH", "sinh", "sinh(x)", "sinh(x)", np.sinh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+    ),
+    float_unary(
+        "ELEMENT_WISE_COSH", "cosh", "cosh(x)", "cosh(x)", np.cosh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+    ),
+    float_unary(
+        "ELEMENT_WISE_TANH", "tanh", "tanh(x)", "tanh(x)", np.tanh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+    ),
+    float_unary(
+        "ELEMENT_WISE_ASINH",
+        "asinh",
+        "asinh(x)",
+        "asinh(x)",
+        np.arcsinh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+    ),
+    float_unary(
+        "ELEMENT_WISE_ACOSH",
+        "acosh",
+        "acosh(x); NaN below 1",
+        "acosh(x)",
+        np.arccosh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+    ),
+    float_unary(
+        "ELEMENT_WISE_ATANH",
+        "atanh",
+        "atanh(x); +-inf at +-1, NaN outside",
+        "atanh(x)",
+        np.arctanh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+    ),
     unary(
-        "ELEMENT_WISE_EXP",
-        "exp(x)",
-        {"float": "exp(x)"},
-        {"float": np.exp},
-        io_tiers("exp", FLOAT_MATH),
+        "ELEMENT_WISE_CONSTANT_POW",
+        "pow(x, exponent); a negative base needs an integral exponent, else NaN",
+        {"float": "gpuops_pow(x, T(p_exponent))"},
+        {"float": npu.constant_pow},
+        io_tiers("constant_pow", [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_1_0, (4, 4), "F32 F16")]),
+        preamble=("float_overloads",),
+        extra_fields=(Field("exponent", FieldKind.FLOAT),),
+    ),
+    unary(
+        "ELEMENT_WISE_CLIP",
+        "min(Max, max(Min, x)) (Min > Max gives Max); NaN stays NaN; integer tensors compare exactly",
+        {"float": "gpuops_clip(x, T(p_min), T(p_max))", "int": f"gpuops_clip(x, {_IN_RANGE})"},
+        {"float": npu.clip_float, "int": npu.clip_int},
+        io_tiers(
+            "clip",
+            [
+                (FL.FL_5_0, (1, 8), _ALL10),
+                (FL.FL_3_0, (1, 8), _EIGHT),
+                (FL.FL_2_1, (4, 4), _EIGHT),
+                (FL.FL_1_0, (4, 4), "F32 F16"),
+            ],
+        ),
+        preamble=("unary_clip", "unary_int_limits"),
+        extra_fields=(Field("min", FieldKind.FLOAT), Field("max", FieldKind.FLOAT)),
+        notes="Integer tensors: Min becomes ceil(Min), Max floor(Max), saturated; a NaN bound clamps nothing.",
+    ),
+    unary(
+        "ELEMENT_WISE_CLIP1",
+        "max(Min, min(x, Max)) (Min > Max gives Min), Min/Max typed by MinMaxDataType; NaN stays NaN",
+        {"any": "gpuops_clip1(x, T(p_min), T(p_max))"},
+        {"any": npu.clip1},
+        io_tiers("clip1", [(FL.FL_5_0, (1, 8), _ALL10)]),
+        preamble=("unary_clip",),
+        extra_fields=(
+            Field("min_max_data_type", FieldKind.DATA_TYPE),
+            Field("min", FieldKind.SCALAR),
+            Field("max", FieldKind.SCALAR),
+        ),
+    ),
+    unary(
+        "ELEMENT_WISE_THRESHOLD",
+        "max(x, Min); NaN stays NaN; integer tensors compare exactly",
+        {"float": "gpuops_at_least(x, T(p_min))", "int": "gpuops_at_least(x, gpuops_ceil_to<T>(p_min))"},
+        {"float": npu.threshold_float, "int": npu.threshold_int},
+        io_tiers(
+            "threshold",
+            [(FL.FL_3_0, (1, 8), _EIGHT), (FL.FL_2_1, (4, 4), _EIGHT), (FL.FL_1_0, (4, 4), "F32 F16")],
+        ),
+        preamble=("unary_clip", "unary_int_limits"),
+        extra_fields=(Field("min", FieldKind.FLOAT),),
+    ),
+    unary(
+        "ELEMENT_WISE_ROUND",
+        "round(x) per RoundingMode: halves to even, toward zero, or halves away from zero",
+        {"float": "gpuops_round_mode(x, p_rounding_mode)"},
+        {"float": npu.round_mode},
+        io_tiers("round", [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_2_1, (4, 4), "F32 F16")]),
+        scale_bias=False,
+        preamble=("unary_float_ops",),
+        extra_fields=(
+            Field(
+                "rounding_mode",
+                FieldKind.ENUM,
+                default=RoundingMode.HALVES_TO_NEAREST_EVEN,
+                enum_type=RoundingMode,
+            ),
+        ),
+    ),
+    unary(
+        "ELEMENT_WISE_SIGN",
+        "-1 if x < 0, 1 if x > 0, else 0 (-0.0 gives 0, NaN stays NaN)",
+        {"float": "gpuops_sign(x)", "sint": "T((x > T(0)) - (x < T(0)))", "uint": "T(x > T(0))"},
+        {"any": np.sign},
+        io_tiers(
+            "sign",
+            [
+                (FL.FL_4_1, (1, 8), _ALL10),
+                (FL.FL_3_0, (1, 8), _EIGHT),
+                (FL.FL_2_1, (4, 4), _EIGHT),
+                (FL.FL_2_0, (4, 4), "F32 F16"),
+            ],
+        ),
+        scale_bias=False,
+        single=("any",),
+        preamble=("unary_float_ops",),
+    ),
+    unary(
+        "ELEMENT_WISE_NEGATE",
+        "-x; integer -INT_MIN wraps to INT_MIN",
+        {"float": "-x", "int": "T(U(0) - U(x))"},
+        {"any": np.negative},
+        io_tiers("negate", [(FL.FL_5_0, (1, 8), "F32 F16 I64 I32 I16 I8")]),
+        scale_bias=False,
+        single=("any",),
+    ),
+    unary(
+        "ELEMENT_WISE_IS_NAN",
+        "1 if x is NaN else 0",
+        {"float": "x != x"},
+        {"float": np.isnan},
+        to_tiers("is_nan", [(FL.FL_3_0, (1, 8), "F32 F16", "U32 U8"), (FL.FL_2_0, (4, 4), "F32 F16", "U32 U8")]),
+        scale_bias=False,
+        in_place=False,
         single=("float",),
+        ext=_ext("F64 BF16", "BOOL"),
+    ),
+    unary(
+        "ELEMENT_WISE_IS_INFINITY",
+        "1 if x is infinite (of the sign InfinityMode asks for) else 0",
+        {"float": "gpuops_is_inf_mode(x, p_infinity_mode)"},
+        {"float": npu.is_infinity},
+        to_tiers("is_infinity", [(FL.FL_3_0, (1, 8), "F32 F16", "U8"), (FL.FL_2_1, (4, 4), "F32 F16", "U8")]),
+        scale_bias=False,
+        in_place=False,
+        preamble=("unary_float_ops",),
+        ext=_ext("F64 BF16", "BOOL"),
+        extra_fields=(Field("infinity_mode", FieldKind.ENUM, default=IsInfinityMode.EITHER, enum_type=IsInfinityMode),),
+    ),
+    unary(
+        "ELEMENT_WISE_LOGICAL_NOT",
+        "!x (nonzero is true), written as 1 or 0",
+        {"any": "x == 0"},
+        {"any": np.logical_not},
+        io_tiers(
+            "logical_not",
+            [(FL.FL_3_0, (1, 8), "U32 U8"), (FL.FL_2_0, (4, 4), "U32 U8"), (FL.FL_1_0, (4, 4), "U32")],
+            " (as LOGICAL_AND's, directml.md 2.4)",
+        ),
+        scale_bias=False,
+        single=("any",),
+        domain=Domain.LOGICAL,
+        ext=_ext("BOOL"),
+    ),
+    unary(
+        "ELEMENT_WISE_BIT_NOT",
+        "~x on the raw bits",
+        {"any": "T(~x)"},
+        {"any": np.invert},
+        io_tiers("bit_not", [(FL.FL_4_1, (1, 8), "F64 F32 F16 all-int"), (FL.FL_3_0, (1, 8), "U32 U16 U8")]),
+        scale_bias=False,
+        single=("any",),
+        domain=Domain.BITS,
+        ext=_ext("BF16"),
+    ),
+    unary(
+        "ELEMENT_WISE_BIT_COUNT",
+        "popcount of the raw bits",
+        {"any": "gpuops_popcount(x)"},
+        {"any": np.bitwise_count},
+        to_tiers(
+            "bit_count",
+            [(FL.FL_4_1, (1, 8), "F64 F32 F16 all-int", "U32 U8"), (FL.FL_3_0, (1, 8), "U32 U16 U8", "U32 U8")],
+        ),
+        scale_bias=False,
+        in_place=False,
+        single=("any",),
+        preamble=("unary_popcount",),
+        domain=Domain.BITS,
+        ext={"input_tensor": types("BF16")},
+    ),
+    OpRow(
+        name="ELEMENT_WISE_IF",
+        struct="DML_ELEMENT_WISE_IF_OPERATOR_DESC",
+        fields=(
+            Field("condition_tensor", _IN),
+            Field("a_tensor", _IN),
+            Field("b_tensor", _IN),
+            Field("output_tensor", _OUT),
+        ),
+        domain=Domain.BITS,
+        exprs=Exprs(cuda={"any": "(x != 0 ? y : z)"}, numpy={"any": npu.select}),
+        tiers=(
+            _if_tier(FL.FL_5_0, (1, 8), "F64 F32 F16 all-int"),
+            _if_tier(FL.FL_3_0, (1, 8), _EIGHT),
+            _if_tier(FL.FL_2_0, (4, 4), "F16"),
+        ),
+        summary="a if condition != 0 else b, bit for bit (any type: pure data movement)",
+        in_place=False,
+        extension_types={
+            "condition_tensor": types("BOOL"),
+            "a_tensor": types("BF16 BOOL"),
+            "b_tensor": types("BF16 BOOL"),
+            "output_tensor": types("BF16 BOOL"),
+        },
+        family="select",
+        primary="a_tensor",
+        notes="FL 2.0 tier lists FLOAT16 only for A/B/Output (directml.md 2.4, as transcribed).",
+    ),
+    OpRow(
+        name="ELEMENT_WISE_CLIP_GRAD",
+        struct="DML_ELEMENT_WISE_CLIP_GRAD_OPERATOR_DESC",
+        fields=(*_GRAD_FIELDS, Field("min", FieldKind.FLOAT), Field("max", FieldKind.FLOAT)),
+        domain=Domain.ARITH,
+        exprs=Exprs(
+            cuda={
+                "float": "((x <= T(p_min) || x >= T(p_max)) ? T(0) : y)",
+                "int": "((gpuops_int_le<T>(x, p_min) || gpuops_int_ge<T>(x, p_max)) ? T(0) : y)",
+            },
+            numpy={"float": npu.clip_grad_float, "int": npu.clip_grad_int},
+        ),
+        tiers=_grad_tiers([(FL.FL_5_0, (1, 8), _ALL10), (FL.FL_3_1, (1, 8), _EIGHT)], _CLIP_GRAD_DOC),
+        summary="0 where x <= Min or x >= Max, else the input gradient (NaN x passes the gradient)",
+        in_place=True,
+        preamble=("unary_int_limits",),
+        extension_types=dict.fromkeys(_GRAD_ROLES, types("F64 BF16")),
+        family="grad",
+    ),
+    OpRow(
+        name="ELEMENT_WISE_CLIP_GRAD1",
+        struct="DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC",
+        fields=(
+            *_GRAD_FIELDS,
+            Field("min_max_data_type", FieldKind.DATA_TYPE),
+            Field("min", FieldKind.SCALAR),
+            Field("max", FieldKind.SCALAR),
+        ),
+        domain=Domain.ARITH,
+        exprs=Exprs(
+            cuda={"any": "((x <= T(p_min) || x >= T(p_max)) ? T(0) : y)"},
+            numpy={"any": npu.clip_grad_typed},
+        ),
+        tiers=_grad_tiers(
+            [(FL.FL_5_0, (1, 8), _ALL10)],
+            _DOC.format("clip_grad1") + " (table not opened; assumed equal to CLIP_GRAD's FL 5.0 tier)",
+        ),
+        summary="CLIP_GRAD with Min/Max typed by MinMaxDataType",
+        in_place=False,
+        extension_types=dict.fromkeys(_GRAD_ROLES, types("F64 BF16")),
+        family="grad",
+        notes="DirectML states in-place execution for CLIP_GRAD, not for CLIP_GRAD1 (directml.md 2.3).",
     ),
 )

@@ -1,20 +1,188 @@
-"""References for the unary element-wise family (see reference_nary.py for the contract)."""
+"""References for the unary element-wise family (see reference_nary.py for the contract).
+
+Formulas from shared/reference/directml.md sections 2.2 and 9, evaluated point by point with
+Python's ``math`` module in float64 (an implementation independent of NumPy's float32
+loops), or exactly: selections, rounding, integers with Python ints, bits as unsigned ints.
+
+Comparison semantics gpuops chose where DirectML is silent (rows_unary.py's docstring):
+``max(Min, x)`` is ``Min if x < Min else x`` and ``min(Max, v)`` is ``Max if v > Max else v``
+(NaN x stays NaN, a NaN bound clamps nothing); FLOAT bounds on integer tensors compare as
+real numbers; CLIP_GRAD passes the gradient for NaN x.
+
+``TOLERANCE`` is the stated float32 accuracy of each operator, in ulps, on both backends:
+the larger of CUDA's documented maximum ulp error for the float32 function (CUDA C++
+Programming Guide, "Mathematical Functions", single precision) and NumPy's own documented
+bound for its float32 loop (the ``ulperrortol`` column of NumPy's
+``umath-validation-set-<fn>.csv``, which covers its SIMD/SVML loops on AVX2 and AVX-512).
+Measured maxima on this machine's NumPy backend are in the comments next to each bound.
+tests/test_umath_validation.py holds both backends to these bounds on NumPy's tables.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from reference_common import Expected, f64, float_result, scaled
 
-from descriptors import DataType
+from descriptors import DataType, IsInfinityMode, RoundingMode
 
 REFERENCES: dict[str, Callable[..., Any]] = {}
 DATA: dict[str, tuple[Callable[..., Any], ...]] = {}
 PARAMS: dict[str, list[dict[str, Any]]] = {}
 TOLERANCE: dict[str, tuple[float, float]] = {}
 EDGES: dict[str, list[tuple[Any, ...]]] = {}
+
+_INF, _NAN = math.inf, math.nan
+
+
+def _v(x: np.ndarray, scale_bias: Any) -> np.ndarray:
+    """The operand as float64: exact (float64 inputs too), or ScaleBias'ed in float32 first."""
+    if scale_bias is None:
+        return f64(x)
+    return scaled(x, scale_bias)
+
+
+def _is_int(x: np.ndarray) -> bool:
+    return np.dtype(x.dtype).kind in "iu"
+
+
+def _wrap(vals: list[int], out_dtype: np.dtype) -> np.ndarray:
+    """Python ints wrapped to the output's width (two's complement for signed types)."""
+    dt = np.dtype(out_dtype)
+    bits = dt.itemsize * 8
+    out = []
+    for v in vals:
+        v %= 1 << bits
+        if dt.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        out.append(v)
+    return np.array(out, dtype=dt)
+
+
+def _exact_float(values: np.ndarray, out_dtype: np.dtype) -> Expected:
+    """A float64 result that the output type holds exactly (selections, integers): bit for bit."""
+    return Expected(np.asarray(values, dtype=np.float64).astype(out_dtype), True)
+
+
+def _pointwise(fn: Callable[[float], float], v: np.ndarray) -> np.ndarray:
+    return np.array([fn(t) for t in v.ravel().tolist()], dtype=np.float64).reshape(v.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Float math, from the definitions (IEEE/C99 Annex F values at the domain edges).
+
+
+def _acos(t: float) -> float:
+    return math.acos(t) if abs(t) <= 1 else _NAN
+
+
+def _asin(t: float) -> float:
+    return math.asin(t) if abs(t) <= 1 else _NAN
+
+
+def _periodic(fn: Callable[[float], float]) -> Callable[[float], float]:
+    return lambda t: _NAN if math.isinf(t) else fn(t)
+
+
+def _cosh(t: float) -> float:
+    try:
+        return math.cosh(t)
+    except OverflowError:
+        return _INF
+
+
+def _sinh(t: float) -> float:
+    try:
+        return math.sinh(t)
+    except OverflowError:
+        return math.copysign(_INF, t)
+
+
+def _exp1(t: float) -> float:
+    try:
+        return math.exp(t)
+    except OverflowError:
+        return _INF
+
+
+def _acosh(t: float) -> float:
+    return math.acosh(t) if t >= 1 else _NAN
+
+
+def _atanh(t: float) -> float:
+    if abs(t) == 1:
+        return math.copysign(_INF, t)
+    return math.atanh(t) if abs(t) < 1 else _NAN
+
+
+def _log(t: float) -> float:
+    if t == 0:
+        return -_INF
+    return math.log(t) if t > 0 or math.isnan(t) else _NAN
+
+
+def _sqrt(t: float) -> float:
+    return math.sqrt(t) if t >= 0 or math.isnan(t) else _NAN  # sqrt(-0.0) == -0.0
+
+
+def _recip(t: float) -> float:
+    return math.copysign(_INF, t) if t == 0 else 1.0 / t
+
+
+_MATH: dict[str, Callable[[float], float]] = {
+    "ELEMENT_WISE_EXP": _exp1,
+    "ELEMENT_WISE_ACOS": _acos,
+    "ELEMENT_WISE_ASIN": _asin,
+    "ELEMENT_WISE_ATAN": math.atan,
+    "ELEMENT_WISE_COS": _periodic(math.cos),
+    "ELEMENT_WISE_SIN": _periodic(math.sin),
+    "ELEMENT_WISE_TAN": _periodic(math.tan),
+    "ELEMENT_WISE_LOG": _log,
+    "ELEMENT_WISE_SQRT": _sqrt,
+    "ELEMENT_WISE_RECIP": _recip,
+    "ELEMENT_WISE_ERF": math.erf,
+    "ELEMENT_WISE_SINH": _sinh,
+    "ELEMENT_WISE_COSH": _cosh,
+    "ELEMENT_WISE_TANH": math.tanh,
+    "ELEMENT_WISE_ASINH": math.asinh,
+    "ELEMENT_WISE_ACOSH": _acosh,
+    "ELEMENT_WISE_ATANH": _atanh,
+}
+
+
+def _math_ref(fn: Callable[[float], float]) -> Callable[..., Expected]:
+    def ref(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+        return float_result(_pointwise(fn, _v(inputs[0], scale_bias)))
+
+    return ref
+
+
+REFERENCES.update({name: _math_ref(fn) for name, fn in _MATH.items()})
+
+
+def _pow(t: float, e: float) -> float:
+    """C99 pow (Annex F): a negative finite base needs an integral exponent (else NaN); 0 ** -n is inf."""
+    odd = e == math.floor(e) and math.fmod(e, 2) != 0 if math.isfinite(e) else False
+    try:
+        return math.pow(t, e)
+    except ValueError:  # 0 ** negative, or negative ** fractional
+        if t == 0:
+            return math.copysign(_INF, t) if odd else _INF
+        return _NAN
+    except OverflowError:
+        return -_INF if t < 0 and odd else _INF
+
+
+def _constant_pow(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    e = float(np.float32(params["exponent"]))
+    return float_result(_pointwise(lambda t: _pow(t, e), _v(inputs[0], scale_bias)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact operators.
 
 
 def _identity(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
@@ -26,36 +194,392 @@ def _identity(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale
 
 def _abs(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     x = inputs[0]
-    if np.dtype(x.dtype).kind in "iu":
-        bits = np.dtype(out_dtype).itemsize * 8
-        vals = [abs(int(v)) % (1 << bits) for v in x.ravel().tolist()]
-        vals = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in vals]  # abs(INT_MIN) wraps
+    if _is_int(x):
+        return Expected(_wrap([abs(int(v)) for v in x.ravel().tolist()], out_dtype).reshape(x.shape), True)
+    return float_result(np.abs(_v(x, scale_bias)))
+
+
+def _negate(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    if _is_int(x):
+        return Expected(_wrap([-int(v) for v in x.ravel().tolist()], out_dtype).reshape(x.shape), True)
+    return _exact_float(-f64(x), out_dtype)
+
+
+def _sign_of(t: float) -> float:
+    if t > 0:
+        return 1.0
+    if t < 0:
+        return -1.0
+    return 0.0 if t == 0 else t  # -0.0 -> +0.0, NaN stays
+
+
+def _sign(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    if _is_int(x):
+        return Expected(np.array([(v > 0) - (v < 0) for v in x.ravel().tolist()], out_dtype).reshape(x.shape), True)
+    return _exact_float(_pointwise(_sign_of, f64(x)), out_dtype)
+
+
+def _ceil_floor(fn: Callable[[float], int]) -> Callable[..., Expected]:
+    def one(t: float) -> float:
+        if math.isnan(t) or math.isinf(t):
+            return t
+        r = float(fn(t))
+        return math.copysign(r, t) if r == 0 else r  # ceil(-0.5) == -0.0
+
+    def ref(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+        return _exact_float(_pointwise(one, _v(inputs[0], scale_bias)), out_dtype)
+
+    return ref
+
+
+def _round_one(t: float, mode: int) -> float:
+    if math.isnan(t) or math.isinf(t):
+        return t
+    if mode == RoundingMode.TOWARD_ZERO:
+        r = float(math.trunc(t))
+    elif mode == RoundingMode.TOWARD_INFINITY:  # halves away from zero (not ceil)
+        whole = math.floor(abs(t))
+        r = math.copysign(float(whole + (1 if abs(t) - whole >= 0.5 else 0)), t)
+    else:  # HALVES_TO_NEAREST_EVEN: Python's round() is banker's rounding
+        r = float(round(t))
+    return math.copysign(r, t) if r == 0 else r
+
+
+def _round(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    mode = int(params["rounding_mode"])
+    return _exact_float(_pointwise(lambda t: _round_one(t, mode), f64(inputs[0])), out_dtype)
+
+
+def _is_nan(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    v = f64(inputs[0])
+    return Expected(np.array([math.isnan(t) for t in v.ravel().tolist()]).astype(out_dtype).reshape(v.shape), True)
+
+
+def _is_infinity(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    v = f64(inputs[0])
+    mode = int(params["infinity_mode"])
+    want = {IsInfinityMode.EITHER: (_INF, -_INF), IsInfinityMode.POSITIVE: (_INF,), IsInfinityMode.NEGATIVE: (-_INF,)}
+    hits = [t in want[IsInfinityMode(mode)] for t in v.ravel().tolist()]
+    return Expected(np.array(hits).astype(out_dtype).reshape(v.shape), True)
+
+
+def _logical_not(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    return Expected(np.array([int(v) == 0 for v in x.ravel().tolist()]).astype(out_dtype).reshape(x.shape), True)
+
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _bits(x: np.ndarray) -> list[int]:
+    x = np.ascontiguousarray(x)
+    return [int(b) for b in x.view(_UINT[x.dtype.itemsize]).ravel().tolist()]
+
+
+def _bit_not(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    width = x.dtype.itemsize * 8
+    flipped = np.array([(1 << width) - 1 - b for b in _bits(x)], dtype=_UINT[x.dtype.itemsize])
+    return Expected(flipped.view(out_dtype).reshape(x.shape), True)
+
+
+def _bit_count(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    return Expected(np.array([bin(b).count("1") for b in _bits(x)], dtype=out_dtype).reshape(x.shape), True)
+
+
+def _if(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    c, a, b = inputs
+    picked = [ab if int(cv) != 0 else bb for cv, ab, bb in zip(c.ravel().tolist(), _bits(a), _bits(b), strict=True)]
+    return Expected(np.array(picked, dtype=_UINT[a.dtype.itemsize]).view(out_dtype).reshape(a.shape), True)
+
+
+# FLOAT bounds on integer tensors, as real numbers: Min -> ceil(Min), Max -> floor(Max), saturated;
+# a NaN bound clamps nothing.
+def _int_bounds(dt: np.dtype, lo: float, hi: float) -> tuple[int, int]:
+    info = np.iinfo(dt)
+    mn, mx = int(info.min), int(info.max)
+    lo_i = mn if math.isnan(lo) or lo < mn else (mx if lo > mx else math.ceil(lo))
+    hi_i = mx if math.isnan(hi) or hi > mx else (mn if hi < mn else math.floor(hi))
+    return lo_i, hi_i
+
+
+def _max_of(lo: float, t: float) -> float:
+    return lo if t < lo else t  # NaN t stays, NaN lo keeps t
+
+
+def _min_of(hi: float, t: float) -> float:
+    return hi if t > hi else t
+
+
+def _clip(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    lo, hi = float(np.float32(params["min"])), float(np.float32(params["max"]))
+    if _is_int(x):
+        lo_i, hi_i = _int_bounds(x.dtype, lo, hi)
+        vals = [_min_of(hi_i, _max_of(lo_i, int(t))) for t in x.ravel().tolist()]
         return Expected(np.array(vals, dtype=out_dtype).reshape(x.shape), True)
-    return float_result(np.abs(scaled(x, scale_bias)))
+    return _exact_float(_pointwise(lambda t: _min_of(hi, _max_of(lo, t)), _v(x, scale_bias)), out_dtype)
 
 
-def _exp(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
-    with np.errstate(all="ignore"):
-        return float_result(np.exp(scaled(inputs[0], scale_bias)))
+def _typed(value: Any, out_dtype: np.dtype) -> Any:
+    """A DML_SCALAR_UNION value read as the output's type (float16/bfloat16 round)."""
+    dt = np.dtype(out_dtype)
+    if dt.kind in "iu":
+        return int(value)
+    return float(np.asarray(value).astype(dt).astype(np.float64))
 
 
-REFERENCES.update({"ELEMENT_WISE_IDENTITY": _identity, "ELEMENT_WISE_ABS": _abs, "ELEMENT_WISE_EXP": _exp})
-_ = f64
+def _clip1(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    lo, hi = _typed(params["min"], out_dtype), _typed(params["max"], out_dtype)
+    if _is_int(x):
+        vals = [_max_of(lo, _min_of(hi, int(t))) for t in x.ravel().tolist()]
+        return Expected(np.array(vals, dtype=out_dtype).reshape(x.shape), True)
+    return _exact_float(_pointwise(lambda t: _max_of(lo, _min_of(hi, t)), _v(x, scale_bias)), out_dtype)
 
+
+def _threshold(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    lo = float(np.float32(params["min"]))
+    if _is_int(x):
+        lo_i, _ = _int_bounds(x.dtype, lo, _NAN)
+        return Expected(np.array([_max_of(lo_i, int(t)) for t in x.ravel().tolist()], out_dtype).reshape(x.shape), True)
+    return _exact_float(_pointwise(lambda t: _max_of(lo, t), _v(x, scale_bias)), out_dtype)
+
+
+def _clip_grad_with(lo: float, hi: float, inputs: list[np.ndarray], out_dtype: np.dtype) -> Expected:
+    x, g = inputs
+    # Python compares an int with a float exactly (as real numbers): x <= Min, x >= Max.
+    xs = x.ravel().tolist() if _is_int(x) else f64(x).ravel().tolist()
+    zero = [t <= lo or t >= hi for t in xs]
+    if _is_int(g):
+        vals = [0 if z else int(v) for z, v in zip(zero, g.ravel().tolist(), strict=True)]
+        return Expected(np.array(vals, dtype=out_dtype).reshape(x.shape), True)
+    vals = [0.0 if z else v for z, v in zip(zero, f64(g).ravel().tolist(), strict=True)]
+    return _exact_float(np.array(vals).reshape(x.shape), out_dtype)
+
+
+def _clip_grad(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    return _clip_grad_with(float(np.float32(params["min"])), float(np.float32(params["max"])), inputs, out_dtype)
+
+
+def _clip_grad1(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    return _clip_grad_with(_typed(params["min"], out_dtype), _typed(params["max"], out_dtype), inputs, out_dtype)
+
+
+REFERENCES.update(
+    {
+        "ELEMENT_WISE_IDENTITY": _identity,
+        "ELEMENT_WISE_ABS": _abs,
+        "ELEMENT_WISE_NEGATE": _negate,
+        "ELEMENT_WISE_SIGN": _sign,
+        "ELEMENT_WISE_CEIL": _ceil_floor(math.ceil),
+        "ELEMENT_WISE_FLOOR": _ceil_floor(math.floor),
+        "ELEMENT_WISE_ROUND": _round,
+        "ELEMENT_WISE_CONSTANT_POW": _constant_pow,
+        "ELEMENT_WISE_IS_NAN": _is_nan,
+        "ELEMENT_WISE_IS_INFINITY": _is_infinity,
+        "ELEMENT_WISE_LOGICAL_NOT": _logical_not,
+        "ELEMENT_WISE_BIT_NOT": _bit_not,
+        "ELEMENT_WISE_BIT_COUNT": _bit_count,
+        "ELEMENT_WISE_IF": _if,
+        "ELEMENT_WISE_CLIP": _clip,
+        "ELEMENT_WISE_CLIP1": _clip1,
+        "ELEMENT_WISE_THRESHOLD": _threshold,
+        "ELEMENT_WISE_CLIP_GRAD": _clip_grad,
+        "ELEMENT_WISE_CLIP_GRAD1": _clip_grad1,
+    }
+)
+
+# ---------------------------------------------------------------------------------------------
+# Data: where random eighths in [-4, 4] miss the domain or the interesting part of it.
+
+
+def _as(dt: DataType, vals: np.ndarray, shape: Any) -> np.ndarray:
+    return np.asarray(vals).astype(dt.numpy_dtype).reshape(tuple(shape))
+
+
+def _uniform(lo: float, hi: float, extra: tuple[float, ...] = ()) -> Callable[..., np.ndarray]:
+    """Uniform in [lo, hi] (off the eighths grid, so results round), with ``extra`` values mixed in."""
+
+    def gen(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+        n = math.prod(shape)
+        vals = rng.uniform(lo, hi, n)
+        if extra:
+            pick = rng.random(n) < 0.2
+            vals[pick] = rng.choice(np.array(extra), int(pick.sum()))
+        return _as(dt, vals, shape)
+
+    return gen
+
+
+def _log_uniform(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """Positives spread over 2**-12 .. 2**12, with some zeros and negatives (-inf, NaN)."""
+    n = math.prod(shape)
+    vals = np.exp2(rng.uniform(-12, 12, n))
+    special = rng.random(n)
+    vals[special < 0.1] = 0.0
+    vals[(special >= 0.1) & (special < 0.2)] *= -1
+    return _as(dt, vals, shape)
+
+
+def _with_specials(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    n = math.prod(shape)
+    vals = rng.uniform(-4, 4, n)
+    pick = rng.random(n) < 0.5
+    vals[pick] = rng.choice(np.array([_NAN, _INF, -_INF, 0.0, -0.0]), int(pick.sum()))
+    return _as(dt, vals, shape)
+
+
+def _raw_bits(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    n = math.prod(shape)
+    raw = rng.integers(0, 256, size=n * dt.numpy_dtype.itemsize, dtype=np.uint8)
+    if dt is DataType.BOOL:
+        raw &= 1
+    return raw.view(dt.numpy_dtype).reshape(tuple(shape)).copy()
+
+
+def _condition(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """0, 1 and 2 (nonzero is true, not only 1); bool where the condition is BOOL."""
+    n = math.prod(shape)
+    if dt is DataType.BOOL:
+        return (rng.random(n) < 0.5).reshape(tuple(shape))
+    return rng.choice(np.array([0, 1, 2]), n).astype(dt.numpy_dtype).reshape(tuple(shape))
+
+
+def _logical(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    n = math.prod(shape)
+    if dt is DataType.BOOL:
+        return (rng.random(n) < 0.5).reshape(tuple(shape))
+    return rng.choice(np.array([0, 0, 1, 2, 3, 128]), n).astype(dt.numpy_dtype).reshape(tuple(shape))
+
+
+DATA.update(
+    {
+        "ELEMENT_WISE_ACOS": (_uniform(-1.0, 1.0, (-1.0, 1.0, 0.0, 1.5, -2.0)),),
+        "ELEMENT_WISE_ASIN": (_uniform(-1.0, 1.0, (-1.0, 1.0, 0.0, 1.5, -2.0)),),
+        "ELEMENT_WISE_ATANH": (_uniform(-1.0, 1.0, (-1.0, 1.0, 0.0, 1.5, -2.0)),),
+        "ELEMENT_WISE_ACOSH": (_uniform(1.0, 64.0, (1.0, 0.5, 0.0, -3.0)),),
+        "ELEMENT_WISE_ATAN": (_uniform(-16.0, 16.0),),
+        "ELEMENT_WISE_COS": (_uniform(-8.0, 8.0),),
+        "ELEMENT_WISE_SIN": (_uniform(-8.0, 8.0),),
+        "ELEMENT_WISE_TAN": (_uniform(-4.0, 4.0),),
+        "ELEMENT_WISE_SINH": (_uniform(-8.0, 8.0),),
+        "ELEMENT_WISE_COSH": (_uniform(-8.0, 8.0),),
+        "ELEMENT_WISE_TANH": (_uniform(-4.0, 4.0),),
+        "ELEMENT_WISE_ASINH": (_uniform(-64.0, 64.0),),
+        "ELEMENT_WISE_ERF": (_uniform(-3.0, 3.0),),
+        "ELEMENT_WISE_EXP": (_uniform(-8.0, 8.0),),
+        "ELEMENT_WISE_LOG": (_log_uniform,),
+        "ELEMENT_WISE_SQRT": (_log_uniform,),
+        "ELEMENT_WISE_RECIP": (_uniform(-4.0, 4.0, (0.0,)),),
+        "ELEMENT_WISE_CEIL": (_uniform(-4.0, 4.0, (0.5, -0.5, -0.25)),),
+        "ELEMENT_WISE_FLOOR": (_uniform(-4.0, 4.0, (0.5, -0.5, -0.25)),),
+        # Ties (eighths include 0.5, 1.5, 2.5, -2.5) plus values off the grid.
+        "ELEMENT_WISE_ROUND": (_uniform(-4.0, 4.0, (0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.25, 0.25)),),
+        "ELEMENT_WISE_IS_NAN": (_with_specials,),
+        "ELEMENT_WISE_IS_INFINITY": (_with_specials,),
+        "ELEMENT_WISE_LOGICAL_NOT": (_logical,),
+        "ELEMENT_WISE_BIT_NOT": (_raw_bits,),
+        "ELEMENT_WISE_BIT_COUNT": (_raw_bits,),
+        "ELEMENT_WISE_IF": (_condition, _raw_bits, _raw_bits),
+    }
+)
+
+PARAMS.update(
+    {
+        "ELEMENT_WISE_ROUND": [
+            {},  # HALVES_TO_NEAREST_EVEN, DirectML's default
+            {"rounding_mode": RoundingMode.TOWARD_ZERO},
+            {"rounding_mode": RoundingMode.TOWARD_INFINITY},
+            {"rounding_mode": RoundingMode.HALVES_TO_NEAREST_EVEN},
+        ],
+        "ELEMENT_WISE_IS_INFINITY": [
+            {},
+            {"infinity_mode": IsInfinityMode.POSITIVE},
+            {"infinity_mode": IsInfinityMode.NEGATIVE},
+        ],
+        # Fractional bounds (ceil/floor on integer tensors), Min > Max, bounds beyond int8.
+        "ELEMENT_WISE_CLIP": [
+            {"min": -1.5, "max": 2.25},
+            {"min": 2.0, "max": -1.0},
+            {"min": -200.5, "max": 1000.5},
+        ],
+        # Typed bounds must hold in every type, unsigned included.
+        "ELEMENT_WISE_CLIP1": [{"min": 1, "max": 3}, {"min": 3, "max": 1}, {"min": 0, "max": 100}],
+        "ELEMENT_WISE_THRESHOLD": [{"min": -1.0}, {"min": 0.5}, {"min": -1000.0}],
+        "ELEMENT_WISE_CONSTANT_POW": [{"exponent": 2.0}, {"exponent": 0.5}, {"exponent": -1.0}, {"exponent": 3.0}],
+        "ELEMENT_WISE_CLIP_GRAD": [{"min": -1.0, "max": 2.0}, {"min": -1.5, "max": 2.5}, {"min": 3.0, "max": -3.0}],
+        "ELEMENT_WISE_CLIP_GRAD1": [{"min": 1, "max": 3}, {"min": 0, "max": 100}],
+    }
+)
+
+# (ulps, atol) for float32 (and float64) outputs: the stated accuracy (module docstring).
+# Comments: CUDA's documented float32 bound / NumPy's documented float32 bound (ulperrortol of its
+# validation table) / measured on this machine's NumPy backend (AVX2): max error against the
+# float64 reference on 10**6-point random ranges; max ulps on NumPy's validation table.
+TOLERANCE.update(
+    {
+        "ELEMENT_WISE_EXP": (3.0, 0.0),  # CUDA 2 / NumPy 3 / 2.37; 1
+        "ELEMENT_WISE_LOG": (4.0, 0.0),  # CUDA 1 / NumPy 4 / 3.67; 4
+        "ELEMENT_WISE_SIN": (2.0, 0.0),  # CUDA 2 / NumPy 2 / 1.38; 1
+        "ELEMENT_WISE_COS": (2.0, 0.0),  # CUDA 2 / NumPy 2 / 1.41; 1
+        "ELEMENT_WISE_TAN": (4.0, 0.0),  # CUDA 4 / NumPy 4 / 1.15; 1
+        "ELEMENT_WISE_ACOS": (3.0, 0.0),  # CUDA 2 / NumPy 3 / 0.88; 1
+        "ELEMENT_WISE_ASIN": (4.0, 0.0),  # CUDA 2 / NumPy 4 / 0.85; 1
+        "ELEMENT_WISE_ATAN": (3.0, 0.0),  # CUDA 2 / NumPy 3 / 0.84; 1
+        "ELEMENT_WISE_SINH": (3.0, 0.0),  # CUDA 3 / NumPy 2 / 1.72; 1
+        "ELEMENT_WISE_COSH": (3.0, 0.0),  # CUDA 2 / NumPy 3 / 1.63; 1
+        "ELEMENT_WISE_TANH": (2.0, 0.0),  # CUDA 2 / NumPy 2 / 1.35; 1
+        "ELEMENT_WISE_ASINH": (3.0, 0.0),  # CUDA 3 / NumPy 2 / 1.60; 1
+        "ELEMENT_WISE_ACOSH": (4.0, 0.0),  # CUDA 4 / NumPy 2 / 1.99; 1
+        "ELEMENT_WISE_ATANH": (3.0, 0.0),  # CUDA 3 / NumPy 2 / 1.69; 1
+        "ELEMENT_WISE_ERF": (2.0, 0.0),  # CUDA 2 / SciPy computes in double: 0.5 / 0.50
+        "ELEMENT_WISE_SQRT": (0.5, 0.0),  # correctly rounded on both (CUDA's default -prec-sqrt=true) / 0.50
+        "ELEMENT_WISE_RECIP": (0.5, 0.0),  # correctly rounded on both (CUDA's default -prec-div=true) / 0.50
+        "ELEMENT_WISE_CONSTANT_POW": (
+            4.0,
+            0.0,
+        ),  # CUDA powf 4 / glibc powf < 1 / 0.50 (exponents 2, 0.5, -1, 3, 1.7, -2.5)
+    }
+)
+
+# ---------------------------------------------------------------------------------------------
 # Edge cases: (inputs, params, expected, exact, dtypes per role).
-_INF, _NAN = float("inf"), float("nan")
-_F32 = {"input_tensor": DataType.FLOAT32, "output_tensor": DataType.FLOAT32}
-_I8 = {"input_tensor": DataType.INT8, "output_tensor": DataType.INT8}
+
+
+def _io(in_dt: DataType, out_dt: DataType | None = None) -> dict[str, DataType]:
+    return {"input_tensor": in_dt, "output_tensor": out_dt or in_dt}
+
+
+_F32 = _io(DataType.FLOAT32)
+_F16 = _io(DataType.FLOAT16)
+_I8 = _io(DataType.INT8)
+_MAXF = 3.4028234663852886e38
+_SUB = 2.0**-149  # the smallest float32 subnormal
+_SUB_F = float(np.float32(1e-40))  # a float32 subnormal (rounded to the float32 grid)
+
+
+def _f32(v: float) -> float:
+    return float(np.float32(v))
+
+
+def _U64(values: list[int]) -> np.ndarray:  # noqa: N802 - reads as a type
+    """UINT64 literals (NumPy would make [0, 2**64 - 1] float64)."""
+    return np.array(values, dtype=np.uint64)
+
+
+def _bits_f32(bits: int) -> float:
+    return float(np.uint32(bits).view(np.float32))
+
+
 EDGES.update(
     {
         "ELEMENT_WISE_IDENTITY": [
-            (
-                [[_NAN, -0.0, _INF, -_INF, 3.4028234663852886e38, 1e-45]],
-                {},
-                [_NAN, -0.0, _INF, -_INF, 3.4028234663852886e38, 1e-45],
-                True,
-                _F32,
-            ),
+            ([[_NAN, -0.0, _INF, -_INF, _MAXF, _SUB]], {}, [_NAN, -0.0, _INF, -_INF, _MAXF, _SUB], True, _F32),
         ],
         "ELEMENT_WISE_ABS": [
             ([[-0.0, -_INF, _NAN, -2.5]], {}, [0.0, _INF, _NAN, 2.5], False, _F32),
@@ -63,6 +587,399 @@ EDGES.update(
         ],
         "ELEMENT_WISE_EXP": [
             ([[-_INF, _INF, _NAN, 0.0, -0.0, 89.0, -104.0]], {}, [0.0, _INF, _NAN, 1.0, 1.0, _INF, 0.0], False, _F32)
+        ],
+        "ELEMENT_WISE_ACOS": [
+            (
+                [[1.0, -1.0, 1.0000001, -2.0, _NAN, _INF, 0.0]],
+                {},
+                [0.0, math.pi, _NAN, _NAN, _NAN, _NAN, math.pi / 2],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_ASIN": [
+            (
+                [[0.0, -0.0, 1.0, -1.0, 1.5, _NAN, -_INF, _SUB]],
+                {},
+                [0.0, -0.0, math.pi / 2, -math.pi / 2, _NAN, _NAN, _NAN, _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_ATAN": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, _MAXF, _SUB]],
+                {},
+                [0.0, -0.0, math.pi / 2, -math.pi / 2, _NAN, math.pi / 2, _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_COS": [
+            ([[0.0, -0.0, _INF, -_INF, _NAN, _SUB]], {}, [1.0, 1.0, _NAN, _NAN, _NAN, 1.0], False, _F32),
+        ],
+        "ELEMENT_WISE_SIN": [
+            ([[0.0, -0.0, _INF, _NAN, _SUB, -_SUB]], {}, [0.0, -0.0, _NAN, _NAN, _SUB, -_SUB], False, _F32),
+            # A huge argument: full argument reduction (sin(2**100) from float64).
+            ([[2.0**100]], {}, [math.sin(2.0**100)], False, _F32),
+        ],
+        "ELEMENT_WISE_TAN": [
+            ([[0.0, -0.0, _INF, _NAN, _SUB]], {}, [0.0, -0.0, _NAN, _NAN, _SUB], False, _F32),
+        ],
+        "ELEMENT_WISE_CEIL": [
+            (
+                [[-0.5, 0.5, -0.0, _INF, -_INF, _NAN, _MAXF, 2.0**23 + 1, -_SUB, _SUB]],
+                {},
+                [-0.0, 1.0, -0.0, _INF, -_INF, _NAN, _MAXF, 2.0**23 + 1, -0.0, 1.0],
+                False,
+                _F32,
+            ),
+            ([[-0.5, 0.5, -2.5, 65504.0]], {}, [-0.0, 1.0, -2.0, 65504.0], True, _F16),
+        ],
+        "ELEMENT_WISE_FLOOR": [
+            (
+                [[-0.5, 0.5, -0.0, _INF, -_INF, _NAN, -_MAXF, -_SUB, _SUB]],
+                {},
+                [-1.0, 0.0, -0.0, _INF, -_INF, _NAN, -_MAXF, -1.0, 0.0],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_LOG": [
+            (
+                [[0.0, -0.0, -1.0, _INF, -_INF, _NAN, 1.0, _SUB, _MAXF]],
+                {},
+                [-_INF, -_INF, _NAN, _INF, _NAN, _NAN, 0.0, math.log(_SUB), math.log(_MAXF)],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_SQRT": [
+            (
+                [[0.0, -0.0, -1.0, _INF, -_INF, _NAN, 4.0, _SUB, _MAXF]],
+                {},
+                [0.0, -0.0, _NAN, _INF, _NAN, _NAN, 2.0, math.sqrt(_SUB), math.sqrt(_MAXF)],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_RECIP": [
+            # 1 / largest finite is subnormal; 1 / subnormal overflows.
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, 4.0, _MAXF, _SUB_F]],
+                {},
+                [_INF, -_INF, 0.0, -0.0, _NAN, 0.25, _f32(1 / _MAXF), _INF],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_ERF": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, 10.0, _SUB]],
+                {},
+                [0.0, -0.0, 1.0, -1.0, _NAN, 1.0, 2 / math.sqrt(math.pi) * _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_SINH": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, 100.0, -100.0, _SUB]],
+                {},
+                [0.0, -0.0, _INF, -_INF, _NAN, _INF, -_INF, _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_COSH": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, 100.0, -100.0]],
+                {},
+                [1.0, 1.0, _INF, _INF, _NAN, _INF, _INF],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_TANH": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, 20.0, -20.0, _SUB]],
+                {},
+                [0.0, -0.0, 1.0, -1.0, _NAN, 1.0, -1.0, _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_ASINH": [
+            (
+                [[0.0, -0.0, _INF, -_INF, _NAN, _MAXF, -_MAXF, _SUB]],
+                {},
+                [0.0, -0.0, _INF, -_INF, _NAN, math.asinh(_MAXF), -math.asinh(_MAXF), _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_ACOSH": [
+            ([[1.0, 0.5, -1.0, _INF, _NAN, _MAXF]], {}, [0.0, _NAN, _NAN, _INF, _NAN, math.acosh(_MAXF)], False, _F32),
+        ],
+        "ELEMENT_WISE_ATANH": [
+            (
+                [[1.0, -1.0, 0.0, -0.0, 1.5, _NAN, _INF, _SUB]],
+                {},
+                [_INF, -_INF, 0.0, -0.0, _NAN, _NAN, _NAN, _SUB],
+                False,
+                _F32,
+            ),
+        ],
+        "ELEMENT_WISE_CONSTANT_POW": [
+            ([[-2.0, -0.0, 0.0, -1.0, _INF, _NAN]], {"exponent": 2.0}, [4.0, 0.0, 0.0, 1.0, _INF, _NAN], False, _F32),
+            ([[-4.0, 4.0, -0.0, _INF, 0.0]], {"exponent": 0.5}, [_NAN, 2.0, 0.0, _INF, 0.0], False, _F32),
+            ([[0.0, -0.0, 2.0, _INF]], {"exponent": -1.0}, [_INF, -_INF, 0.5, 0.0], False, _F32),
+            ([[-2.0, -0.0, _NAN]], {"exponent": 0.0}, [1.0, 1.0, 1.0], False, _F32),  # pow(NaN, 0) == 1
+        ],
+        "ELEMENT_WISE_ROUND": [
+            (
+                [[0.5, 1.5, 2.5, -2.5, -0.5, -0.0, 0.49999997, _INF, _NAN]],
+                {},
+                [0.0, 2.0, 2.0, -2.0, -0.0, -0.0, 0.0, _INF, _NAN],
+                False,
+                _F32,
+            ),
+            (
+                [[0.5, 1.5, 2.5, -2.5, -0.5, -0.4, 2.9, _INF]],
+                {"rounding_mode": RoundingMode.TOWARD_ZERO},
+                [0.0, 1.0, 2.0, -2.0, -0.0, -0.0, 2.0, _INF],
+                False,
+                _F32,
+            ),
+            (
+                [[0.5, 1.5, 2.5, -2.5, -0.5, -0.4, 0.49999997, -_INF, 8388609.0]],
+                {"rounding_mode": RoundingMode.TOWARD_INFINITY},
+                [1.0, 2.0, 3.0, -3.0, -1.0, -0.0, 0.0, -_INF, 8388609.0],
+                False,
+                _F32,
+            ),
+            (
+                [[0.5, 1.5, 2.5, -2.5]],
+                {"rounding_mode": RoundingMode.HALVES_TO_NEAREST_EVEN},
+                [0.0, 2.0, 2.0, -2.0],
+                True,
+                _F16,
+            ),
+        ],
+        "ELEMENT_WISE_SIGN": [
+            (
+                [[-0.0, 0.0, -3.5, 2.0, _INF, -_INF, _SUB, -_SUB]],
+                {},
+                [0.0, 0.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0],
+                True,
+                _F32,
+            ),  # -0.0 gives +0.0
+            ([[_NAN]], {}, [_NAN], False, _F32),
+            ([[-128, -1, 0, 1, 127]], {}, [-1, -1, 0, 1, 1], True, _I8),
+            ([[0, 1, 255]], {}, [0, 1, 1], True, _io(DataType.UINT8)),
+        ],
+        "ELEMENT_WISE_NEGATE": [
+            ([[-128, -1, 0, 127]], {}, [-128, 1, 0, -127], True, _I8),  # -INT_MIN wraps
+            ([[-(2**63), 5]], {}, [-(2**63), -5], True, _io(DataType.INT64)),
+            ([[0.0, -0.0, _INF, 1.5]], {}, [-0.0, 0.0, -_INF, -1.5], True, _F32),
+        ],
+        "ELEMENT_WISE_IS_NAN": [
+            (
+                [[_NAN, _INF, -_INF, 0.0, -0.0, _SUB, _MAXF]],
+                {},
+                [1, 0, 0, 0, 0, 0, 0],
+                True,
+                _io(DataType.FLOAT32, DataType.UINT8),
+            ),
+            ([[_NAN, 1.0]], {}, [1, 0], True, _io(DataType.FLOAT16, DataType.UINT32)),
+        ],
+        "ELEMENT_WISE_IS_INFINITY": [
+            ([[_INF, -_INF, _NAN, _MAXF, 0.0]], {}, [1, 1, 0, 0, 0], True, _io(DataType.FLOAT32, DataType.UINT8)),
+            (
+                [[_INF, -_INF, _NAN, _MAXF, 0.0]],
+                {"infinity_mode": IsInfinityMode.POSITIVE},
+                [1, 0, 0, 0, 0],
+                True,
+                _io(DataType.FLOAT32, DataType.UINT8),
+            ),
+            (
+                [[_INF, -_INF, _NAN, -65504.0, 0.0]],
+                {"infinity_mode": IsInfinityMode.NEGATIVE},
+                [0, 1, 0, 0, 0],
+                True,
+                _io(DataType.FLOAT16, DataType.UINT8),
+            ),
+        ],
+        "ELEMENT_WISE_LOGICAL_NOT": [
+            ([[0, 1, 2, 255]], {}, [1, 0, 0, 0], True, _io(DataType.UINT8)),
+            ([[0, 2**32 - 1]], {}, [1, 0], True, _io(DataType.UINT32)),
+        ],
+        # directml.md 2.2's examples.
+        "ELEMENT_WISE_BIT_NOT": [
+            ([[0, 128, 42, 255]], {}, [255, 127, 213, 0], True, _io(DataType.UINT8)),
+            # Floats as raw bits: ~0xBF800000 (-1.0) == 0x407FFFFF, ~0x3F800000 (1.0) == 0xC07FFFFF.
+            ([[-1.0, 1.0]], {}, [_bits_f32(0x407FFFFF), _bits_f32(0xC07FFFFF)], True, _F32),
+        ],
+        "ELEMENT_WISE_BIT_COUNT": [
+            ([[0, 123, 456, 789]], {}, [0, 6, 4, 5], True, _io(DataType.UINT32)),
+            ([[-1, 0]], {}, [64, 0], True, _io(DataType.INT64, DataType.UINT8)),
+            ([[-0.0, 1.0]], {}, [1, 7], True, _io(DataType.FLOAT32, DataType.UINT32)),  # 0x80000000, 0x3F800000
+        ],
+        "ELEMENT_WISE_IF": [
+            (
+                [[0, 1, 2, 255], [_NAN, -0.0, 1.0, 2.0], [3.0, 4.0, _INF, -_INF]],
+                {},
+                [3.0, -0.0, 1.0, 2.0],
+                True,
+                {
+                    "condition_tensor": DataType.UINT8,
+                    "a_tensor": DataType.FLOAT32,
+                    "b_tensor": DataType.FLOAT32,
+                    "output_tensor": DataType.FLOAT32,
+                },
+            ),
+            (
+                [[1, 0], [_NAN, 1.0], [2.0, _NAN]],
+                {},
+                [_NAN, _NAN],
+                False,
+                {
+                    "condition_tensor": DataType.UINT8,
+                    "a_tensor": DataType.FLOAT64,
+                    "b_tensor": DataType.FLOAT64,
+                    "output_tensor": DataType.FLOAT64,
+                },
+            ),
+            (
+                [[1, 0], [-(2**63), 1], [5, 2**63 - 1]],
+                {},
+                [-(2**63), 2**63 - 1],
+                True,
+                {
+                    "condition_tensor": DataType.UINT8,
+                    "a_tensor": DataType.INT64,
+                    "b_tensor": DataType.INT64,
+                    "output_tensor": DataType.INT64,
+                },
+            ),
+        ],
+        "ELEMENT_WISE_CLIP": [
+            ([[_NAN, -5.0, 5.0, 0.5, -0.0]], {"min": 0.0, "max": 1.0}, [_NAN, 0.0, 1.0, 0.5, -0.0], False, _F32),
+            ([[-5.0, 5.0, 0.5]], {"min": 2.0, "max": 1.0}, [1.0, 1.0, 1.0], True, _F32),  # Min > Max gives Max
+            ([[-5.0, 5.0]], {"min": _NAN, "max": _NAN}, [-5.0, 5.0], True, _F32),  # a NaN bound clamps nothing
+            ([[-_INF, _INF]], {"min": -_MAXF, "max": _MAXF}, [-_MAXF, _MAXF], True, _F32),
+            # Integer tensors: Min -> ceil, Max -> floor, saturated; NaN clamps nothing.
+            ([[-128, -2, -1, 2, 3, 127]], {"min": -1.5, "max": 2.5}, [-1, -1, -1, 2, 2, 2], True, _I8),
+            ([[-128, 0, 127]], {"min": -1000.0, "max": 1000.0}, [-128, 0, 127], True, _I8),
+            ([[-128, 0, 127]], {"min": _NAN, "max": _INF}, [-128, 0, 127], True, _I8),
+            ([[-128, 0, 127]], {"min": 500.0, "max": _NAN}, [127, 127, 127], True, _I8),
+            ([[0, 1, 255]], {"min": -1.5, "max": 254.5}, [0, 1, 254], True, _io(DataType.UINT8)),
+            (
+                [[-(2**31), 2**31 - 1]],
+                {"min": -3e9, "max": 2147483648.0},
+                [-(2**31), 2**31 - 1],
+                True,
+                _io(DataType.INT32),
+            ),
+            ([_U64([0, 2**64 - 1])], {"min": 1e30, "max": 1e30}, [2**64 - 1, 2**64 - 1], True, _io(DataType.UINT64)),
+        ],
+        "ELEMENT_WISE_CLIP1": [
+            (
+                [[_NAN, -5.0, 5.0, 0.5]],
+                {"min_max_data_type": DataType.FLOAT32, "min": 0.0, "max": 1.0},
+                [_NAN, 0.0, 1.0, 0.5],
+                False,
+                _F32,
+            ),
+            (
+                [[-5.0, 5.0, 0.5]],
+                {"min_max_data_type": DataType.FLOAT32, "min": 2.0, "max": 1.0},
+                [2.0, 2.0, 2.0],
+                True,
+                _F32,
+            ),  # Min > Max gives Min
+            (
+                [[-128, 0, 127]],
+                {"min_max_data_type": DataType.INT8, "min": -100, "max": 100},
+                [-100, 0, 100],
+                True,
+                _I8,
+            ),
+            (
+                [_U64([0, 2**64 - 1])],
+                {"min_max_data_type": DataType.UINT64, "min": 2**63, "max": 2**64 - 2},
+                [2**63, 2**64 - 2],
+                True,
+                _io(DataType.UINT64),
+            ),
+            (
+                [[-(2**63), 2**63 - 1]],
+                {"min_max_data_type": DataType.INT64, "min": -(2**63) + 1, "max": 2**62},
+                [-(2**63) + 1, 2**62],
+                True,
+                _io(DataType.INT64),
+            ),
+        ],
+        "ELEMENT_WISE_THRESHOLD": [
+            ([[_NAN, -5.0, 5.0, -0.0]], {"min": 0.0}, [_NAN, 0.0, 5.0, -0.0], False, _F32),
+            ([[-5.0, 5.0]], {"min": _NAN}, [-5.0, 5.0], True, _F32),
+            ([[-128, -1, 0, 127]], {"min": -0.5}, [0, 0, 0, 127], True, _I8),
+            ([[-128, 0, 127]], {"min": 1e9}, [127, 127, 127], True, _I8),
+            ([[0, 7]], {"min": -_INF}, [0, 7], True, _io(DataType.UINT16)),
+        ],
+        "ELEMENT_WISE_CLIP_GRAD": [
+            (
+                [[-1.0, 2.0, 0.5, _NAN, -_INF, _INF], [7.0, 7.0, 7.0, 7.0, 7.0, _NAN]],
+                {"min": -1.0, "max": 2.0},
+                [0.0, 0.0, 7.0, 7.0, 0.0, 0.0],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.FLOAT32),
+            ),
+            # Integers against fractional bounds: x <= -1.5 and x >= 2.5 as real numbers.
+            (
+                [[-2, -1, 2, 3], [9, 9, 9, 9]],
+                {"min": -1.5, "max": 2.5},
+                [0, 9, 9, 0],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.INT8),
+            ),
+            (
+                [[-128, 127], [9, 9]],
+                {"min": -1000.0, "max": 1000.0},
+                [9, 9],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.INT8),
+            ),
+            (
+                [[0, 255], [9, 9]],
+                {"min": _NAN, "max": _NAN},
+                [9, 9],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.UINT8),
+            ),
+            (
+                [[2**31 - 1, -(2**31)], [9, 9]],
+                {"min": -2147483648.0, "max": 2147483648.0},
+                [9, 0],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.INT32),
+            ),
+        ],
+        "ELEMENT_WISE_CLIP_GRAD1": [
+            (
+                [[1, 2, 3, 0], [5, 5, 5, 5]],
+                {"min_max_data_type": DataType.UINT16, "min": 1, "max": 3},
+                [0, 5, 0, 0],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.UINT16),
+            ),
+            (
+                [[1.0, 1.5, 3.0, _NAN], [-2.0, -2.0, -2.0, -2.0]],
+                {"min_max_data_type": DataType.FLOAT16, "min": 1.0, "max": 3.0},
+                [0.0, -2.0, 0.0, -2.0],
+                True,
+                dict.fromkeys(("input_tensor", "input_gradient_tensor", "output_gradient_tensor"), DataType.FLOAT16),
+            ),
         ],
     }
 )

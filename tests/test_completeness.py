@@ -141,7 +141,8 @@ DML_FIELDS = {
     "ELEMENT_WISE_ADD1": (*BINARY, "FusedActivation"),
 }
 
-# directml.md 2.4, newest tier first: (level, (min dims, max dims), A/B types, output types or None = same).
+# directml.md 2.4, newest tier first: (level, (min dims, max dims), A/B types, output types or None = same,
+# optionally {role: types} for roles with types of their own, such as IF's condition_tensor).
 ALL10 = "F32 F16 I64 I32 I16 I8 U64 U32 U16 U8"
 EIGHT = "F32 F16 I32 I16 I8 U32 U16 U8"
 ADD_LIKE = [
@@ -364,11 +365,12 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
         return
     assert sup.supported
     (lo, hi), ab = tier[1], _names(tier[2])
-    out = _names(tier[3]) if len(tier) > 3 else ab
+    out = _names(tier[3]) if len(tier) > 3 and tier[3] else ab
+    per_role = {r: _names(spec) for r, spec in tier[4].items()} if len(tier) > 4 else {}  # IF's ConditionTensor
     roles = [t.name for t in sup.tensors]
     for t in sup.tensors:
         assert t.dimension_counts == tuple(range(lo, hi + 1)), (t.name, t.dimension_counts)
-        want = out if t.name == roles[-1] else ab
+        want = per_role.get(t.name, out if t.name == roles[-1] else ab)
         assert {d.name for d in t.data_types} == want, (t.name, level.name)
 
 

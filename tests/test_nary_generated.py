@@ -20,7 +20,7 @@ from helpers import assert_expected, buffer_for, random_values, read_tensor, to_
 from reference_nary import DATA, EDGES, PARAMS, REFERENCES, TOLERANCE
 
 from descriptors import ROWS, DataType, FeatureLevel, ScaleBias, TensorDesc, desc_class, dtype_combinations
-from descriptors.schema import NO_DEFAULT, OpRow
+from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
 
 LEVEL = FeatureLevel.FL_6_4
 NARY_ROWS = [r for r in ROWS if r.family != "binary"]
@@ -77,6 +77,8 @@ def run(
     sizes, st_first, st_other, st_out = LAYOUTS[layout]
     in_fields = row.input_fields
     out_role = row.output_fields[0].name
+    # A DATA_TYPE parameter (CLIP1's MinMaxDataType) must equal the output's DataType.
+    params = {**{f.name: combo[out_role] for f in row.fields if f.kind is FieldKind.DATA_TYPE}, **params}
     descs = {}
     for i, f in enumerate(in_fields):
         descs[f.name] = TensorDesc(combo[f.name], sizes, st_first if i == 0 else st_other)

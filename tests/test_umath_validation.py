@@ -1,0 +1,108 @@
+"""Float32 accuracy against NumPy's correctly rounded validation tables, on each backend.
+
+NumPy ships ``numpy/_core/tests/data/umath-validation-set-<fn>.csv`` (columns ``dtype,input,
+output,ulperrortol``; input and output as hexadecimal float bits, the output correctly
+rounded): subnormals, huge arguments, values near overflow and the special values. Each
+float32 row goes through the gpuops operator on the backend under test, and the largest
+error in ulps (distance in representable float32 values; a NaN where the table has a
+number, or a number where it has NaN, is an infinite error) must not exceed the accuracy
+``reference_unary.TOLERANCE`` states for the operator.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import buffer_for, read_tensor, to_backend, to_host
+from reference_unary import TOLERANCE
+
+from descriptors import DataType, TensorDesc, desc_class
+
+# gpuops operator -> NumPy's table name.
+TABLES = {
+    "ELEMENT_WISE_EXP": "exp",
+    "ELEMENT_WISE_LOG": "log",
+    "ELEMENT_WISE_TANH": "tanh",
+    "ELEMENT_WISE_SIN": "sin",
+    "ELEMENT_WISE_COS": "cos",
+    "ELEMENT_WISE_TAN": "tan",
+    "ELEMENT_WISE_ACOS": "arccos",
+    "ELEMENT_WISE_ASIN": "arcsin",
+    "ELEMENT_WISE_ATAN": "arctan",
+    "ELEMENT_WISE_SINH": "sinh",
+    "ELEMENT_WISE_COSH": "cosh",
+    "ELEMENT_WISE_ACOSH": "arccosh",
+    "ELEMENT_WISE_ASINH": "arcsinh",
+    "ELEMENT_WISE_ATANH": "arctanh",
+}
+DATA_DIR = os.path.join(os.path.dirname(np.__file__), "_core", "tests", "data")
+
+
+@functools.cache
+def float32_rows(table: str) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, correctly rounded outputs) of the table's np.float32 rows."""
+    path = os.path.join(DATA_DIR, f"umath-validation-set-{table}.csv")
+    if not os.path.exists(path):
+        pytest.skip(f"NumPy's validation table {path} is not installed")
+    ins, outs = [], []
+    with open(path) as fh:
+        for line in fh:
+            parts = line.strip().split(",")
+            if len(parts) == 4 and parts[0] == "np.float32":
+                ins.append(int(parts[1], 16))
+                outs.append(int(parts[2], 16))
+    assert ins, f"no float32 rows in {path}"
+    return np.array(ins, np.uint32).view(np.float32), np.array(outs, np.uint32).view(np.float32)
+
+
+def _ordered(v: np.ndarray) -> np.ndarray:
+    """float32 values as integers in the order of the reals (-0.0 and +0.0 both 0)."""
+    i = v.view(np.int32).astype(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+
+def ulp_errors(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Per element: representable float32 values between got and want (inf for a NaN mismatch)."""
+    err = np.abs(_ordered(got) - _ordered(want)).astype(np.float64)
+    got_nan, want_nan = np.isnan(got), np.isnan(want)
+    err[got_nan & want_nan] = 0.0
+    err[got_nan != want_nan] = np.inf
+    return err
+
+
+def run_float32(device: Any, xp: Any, name: str, x: np.ndarray) -> np.ndarray:
+    desc = TensorDesc(DataType.FLOAT32, (x.size,))
+    op = device.compile_operator(device.create_operator(desc_class(name)(desc, desc)))
+    out = to_backend(xp, buffer_for(desc, np.zeros(x.size)))
+    op.execute([to_backend(xp, buffer_for(desc, x))], [out])
+    return read_tensor(to_host(out), desc)
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_max_ulp_within_stated_accuracy(name: str, device: Any, xp: Any, record_property: Any) -> None:
+    x, want = float32_rows(TABLES[name])
+    got = run_float32(device, xp, name, x)
+    err = ulp_errors(got, want)
+    worst = int(np.argmax(err))
+    measured = float(err[worst])
+    stated = TOLERANCE[name][0]
+    record_property("max_ulp", measured)
+    assert measured <= stated, (
+        f"{name} on {device.backend}: measured max {measured:g} ulp over {x.size} rows of NumPy's "
+        f"umath-validation-set-{TABLES[name]}.csv, stated {stated:g} ulp; worst at x={x[worst]!r} "
+        f"({x[worst : worst + 1].view(np.uint32)[0]:#010x}): got {got[worst]!r}, want {want[worst]!r}"
+    )
+
+
+def test_ulp_measure() -> None:
+    """The measure itself: neighbours are 1 apart across zero and the binade, NaN matches NaN only."""
+    one = np.float32(1.0)
+    v = np.array([one, np.nextafter(one, np.float32(2)), -0.0, 0.0, np.float32(1e-45), np.nan], np.float32)
+    w = np.array([np.nextafter(one, np.float32(0)), one, 0.0, -0.0, np.float32(-1e-45), np.nan], np.float32)
+    assert ulp_errors(v, w).tolist() == [1.0, 1.0, 0.0, 0.0, 2.0, 0.0]
+    assert ulp_errors(np.array([np.nan], np.float32), np.array([1.0], np.float32))[0] == np.inf
+    assert ulp_errors(np.array([np.inf], np.float32), np.array([np.finfo(np.float32).max], np.float32))[0] == 1.0
