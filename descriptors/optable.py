@@ -7,8 +7,10 @@ means adding a row to one of the family modules below (``rows_*.py``), which onl
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 
+from .accuracy import ACCURACY
 from .rows_activation import ACTIVATION_ROWS
 from .rows_backward import BACKWARD_ROWS
 from .rows_binary import BINARY_ROWS
@@ -17,7 +19,11 @@ from .schema import OpRow
 
 __all__ = ["ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
 
-ROWS: tuple[OpRow, ...] = BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
+ROWS: tuple[OpRow, ...] = tuple(
+    dataclasses.replace(r, accuracy=ACCURACY.get(r.name))
+    for r in BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
+)
+assert set(ACCURACY) <= {r.name for r in ROWS}, sorted(set(ACCURACY) - {r.name for r in ROWS})
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
 assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"

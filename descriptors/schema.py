@@ -208,6 +208,7 @@ class OpRow:
     primary: the input whose data type decides the compute type (default: the first input).
     fusable: DirectML accepts this activation as a ``FusedActivation``.
     param_rules: constraints on parameter values (see :class:`ParamRule`).
+    accuracy: the stated float32 error bound, from ``accuracy.py`` (None: exact or one IEEE op).
     """
 
     name: str
@@ -226,6 +227,7 @@ class OpRow:
     primary: str = ""
     fusable: bool = False
     param_rules: tuple[ParamRule, ...] = ()
+    accuracy: tuple[float, float] | None = None  # float32 (ulps, atol); None = exact or 0.5 ulp
 
     def field(self, name: str) -> Field:
         for f in self.fields:

@@ -40,16 +40,26 @@ def _extension(row: object) -> str:
     return "; ".join(parts) or "no"
 
 
+def _accuracy(row: object) -> str:
+    """The stated float32 bound (descriptors/accuracy.py), or exact / one IEEE operation."""
+    acc = row.accuracy  # type: ignore[attr-defined]
+    if acc is None:
+        return "exact or 0.5 ulp"
+    ulps, atol = acc
+    text = "exact" if ulps == 0 and atol == 0 else f"{ulps:g} ulp"
+    return text + (f" + {atol:g} absolute" if atol else "")
+
+
 def ops_table() -> str:
     """The markdown table: one line per op-table row, in table order."""
     lines = [
-        "| operator | formula | introduced | in-place | extension |",
-        "|---|---|---|---|---|",
+        "| operator | formula | introduced | in-place | float32 accuracy | extension |",
+        "|---|---|---|---|---|---|",
     ]
     for row in ROWS:
         lines.append(
             f"| `{row.name}` | {_cell(row.summary)} | FL {row.introduced.label} | "
-            f"{'yes' if row.in_place else 'no'} | {_cell(_extension(row))} |"
+            f"{'yes' if row.in_place else 'no'} | {_accuracy(row)} | {_cell(_extension(row))} |"
         )
     return "\n".join(lines) + "\n"
 
