@@ -265,3 +265,20 @@ def same_float_class(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     same_special = (got == want) & (np.signbit(got) == np.signbit(want))
     ok = np.where(np.isnan(want), both_nan, np.where(special, same_special, ~np.isnan(got) & ~np.isinf(got)))
     return ok
+
+
+def run_fresh_python(script: str, *args: str) -> str:
+    """Run ``script`` in a new interpreter at the repository root; return its stdout.
+
+    For checks that need a process of their own, such as counting kernel builds from zero.
+    """
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=root, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()

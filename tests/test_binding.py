@@ -11,14 +11,12 @@ rejected; every binding problem raises BindingError before anything is written.
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import buffer_for, read_tensor, to_backend, to_host
+from helpers import buffer_for, read_tensor, run_fresh_python, to_backend, to_host
 
 import gpuops
 from descriptors import (
@@ -380,16 +378,8 @@ _CACHE_SCRIPT = textwrap.dedent(
 
 
 def test_kernel_cache_build_counts(backend: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", _CACHE_SCRIPT, backend],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    counts_text, errors = proc.stdout.strip().rsplit(" ", 1)
+    stdout = run_fresh_python(_CACHE_SCRIPT, backend)
+    counts_text, errors = stdout.rsplit(" ", 1)
     counts = ast.literal_eval(counts_text)
     start = counts[0]
     assert counts[1] == start + 1, counts  # first compile builds one kernel

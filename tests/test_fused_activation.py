@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from typing import Any
 import dml_activation
 import numpy as np
 import pytest
-from helpers import assert_expected, buffer_for, random_values, read_tensor, to_backend, to_host
+from helpers import assert_expected, buffer_for, random_values, read_tensor, run_fresh_python, to_backend, to_host
 from reference import REFERENCES as BINARY_REFERENCES
 from reference_activation import PARAMS, REFERENCES, TOLERANCE
 from test_nary_generated import param_values, seed_of
@@ -280,16 +278,8 @@ _BUILD_SCRIPT = textwrap.dedent(
 
 
 def test_compiling_a_fused_operator_builds_one_kernel(backend: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", _BUILD_SCRIPT, backend],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    counts = ast.literal_eval(proc.stdout.strip())
+    stdout = run_fresh_python(_BUILD_SCRIPT, backend)
+    counts = ast.literal_eval(stdout)
     start = counts[0]
     assert counts[1:] == [start + 1, start + 1, start + 2, start + 3], counts
 
