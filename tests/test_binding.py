@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,7 +29,6 @@ from descriptors import (
 F32 = DataType.FLOAT32
 T23 = TensorDesc(F32, (2, 3))
 SENTINEL = -12345.0
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def compiled(device: gpuops.Device, desc: object) -> gpuops.CompiledOperator:

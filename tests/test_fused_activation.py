@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import dml_activation
@@ -43,7 +42,6 @@ FL = FeatureLevel
 F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
 FLOATS = (F32, F16, BF16, F64)
 FUSABLE = [r for r in ROWS if r.fusable]
-ROOT = Path(__file__).resolve().parent.parent
 ADD1 = desc_class("ELEMENT_WISE_ADD1")
 SIZES = (3, 7)
 T = TensorDesc(F32, SIZES)
