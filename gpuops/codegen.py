@@ -156,7 +156,10 @@ def _param_type(f: Field, output: DataType) -> DataType:
         return DataType.FLOAT32
     if f.kind is FieldKind.ENUM:
         return DataType.INT32
-    return output  # SCALAR: DML_SCALAR_UNION read as the output's data type (CLIP1: MinMaxDataType)
+    # SCALAR: DML_SCALAR_UNION read as the output's data type (CLIP1: MinMaxDataType). A 16-bit
+    # float travels as float32 (exact; the device rounds it to its type first), since CuPy's
+    # scalar arguments have no bfloat16.
+    return DataType.FLOAT32 if output in (DataType.FLOAT16, DataType.BFLOAT16) else output
 
 
 def scalar_params(

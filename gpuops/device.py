@@ -22,7 +22,7 @@ from descriptors import (
     operator_support,
     validate,
 )
-from descriptors.schema import OpRow
+from descriptors.schema import FieldKind, OpRow
 
 from . import kernels
 from .binding import BindingPlan
@@ -168,13 +168,17 @@ def _scalar_values(spec: KernelSpec, desc: OperatorDesc, sb: Any, fused_desc: An
     if sb is not None:
         values[SCALE], values[BIAS] = sb.scale, sb.bias
     for f in desc.row.param_fields:
-        values[f.kernel_name] = getattr(desc, f.name)
+        v = getattr(desc, f.name)
+        if f.kind is FieldKind.SCALAR:  # a value of the output's type (DML_SCALAR_UNION), rounded to it
+            v = spec.plan.output.numpy_dtype.type(v)
+        values[f.kernel_name] = v
     if fused_desc is not None:
         for f in fused_desc.row.param_fields:
             values[FUSED_PREFIX + f.kernel_name] = getattr(fused_desc, f.name)
     typed = {}
     for name, dt in zip(spec.scalar_params, spec.scalar_types, strict=True):
-        typed[name] = dt.numpy_dtype.type(int(values[name]) if dt is DataType.INT32 else values[name])
+        v = values[name]
+        typed[name] = dt.numpy_dtype.type(int(v) if dt is DataType.INT32 else v)
     return typed
 
 
