@@ -37,6 +37,7 @@ from descriptors import (
 __all__ = ["main"]
 
 _PREFIX = "ELEMENT_WISE_"
+_FAMILY_PREFIXES = (_PREFIX, "ACTIVATION_", "ELTWISE_")
 
 
 class UsageError(Exception):
@@ -47,9 +48,13 @@ class UsageError(Exception):
 
 
 def resolve_operator(name: str) -> OperatorType:
-    """``add``, ``ADD``, ``element_wise_add`` or ``Element-Wise-Add`` -> OperatorType.ELEMENT_WISE_ADD."""
+    """``add``, ``ADD``, ``element_wise_add`` or ``Element-Wise-Add`` -> OperatorType.ELEMENT_WISE_ADD.
+
+    A short name is tried with each family prefix (``ELEMENT_WISE_``, ``ACTIVATION_``,
+    ``ELTWISE_``, in that order): ``gelu`` is ACTIVATION_GELU, ``identity`` ELEMENT_WISE_IDENTITY.
+    """
     key = name.strip().upper().replace("-", "_").replace(" ", "_")
-    for candidate in (key, _PREFIX + key):
+    for candidate in (key, *(prefix + key for prefix in _FAMILY_PREFIXES)):
         if candidate in OperatorType.__members__:
             return OperatorType[candidate]
     names = [r.name for r in ROWS]

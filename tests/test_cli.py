@@ -291,3 +291,12 @@ def test_benchmark_harness_smoke(tmp_path: Path) -> None:
         assert r["median_us"] > 0 and r["GB_s"] > 0 and r["ratio_to_baseline"] > 0
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "bench-numpy.png").stat().st_size > 10_000
+
+
+def test_caps_short_names_reach_every_family(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuops.__main__ import resolve_operator
+
+    assert resolve_operator("gelu") is OperatorType.ACTIVATION_GELU
+    assert resolve_operator("identity") is OperatorType.ELEMENT_WISE_IDENTITY  # ELEMENT_WISE_ first
+    assert resolve_operator("activation_identity") is OperatorType.ACTIVATION_IDENTITY
+    assert resolve_operator("mish_grad") is OperatorType.ELTWISE_MISH_GRAD
