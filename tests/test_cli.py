@@ -293,7 +293,7 @@ def test_benchmark_harness_smoke(tmp_path: Path) -> None:
         assert (tmp_path / "bench-numpy.png").stat().st_size > 10_000
 
 
-def test_caps_short_names_reach_every_family(capsys: pytest.CaptureFixture[str]) -> None:
+def test_caps_short_names_reach_every_family() -> None:
     from gpuops.__main__ import resolve_operator
 
     assert resolve_operator("gelu") is OperatorType.ACTIVATION_GELU
