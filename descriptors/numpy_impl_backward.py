@@ -94,11 +94,14 @@ def gelu_erf_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
 
 
 def gelu_tanh_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
+    """The seed's formula (1); beyond |s| > 10 its limit, 1 or 0 (as gpuops_bwd_gelu_tanh)."""
     k = _t(x, 0.7978845608028654)
     one, half = _t(x, 1), _t(x, 0.5)
     t = np.tanh(k * (x + _t(x, 0.044715) * x * x * x))
     inner = one + k * (x + _t(x, 0.134145) * x * x * x) * (one - t)
     np.multiply(half * (one + t), inner, out=out)
+    out[x > 10] = 1
+    out[x < -10] = 0
     np.multiply(y, out, out=out)
 
 

@@ -53,9 +53,12 @@ __device__ __forceinline__ F gpuops_bwd_mish(F s) {
   const F t = tanh(gpuops_bwd_softplus(s));
   return t + s * (F(1) - t * t) * gpuops_bwd_sigmoid(s);
 }
-// The seed's gelu_tanh backward, formula (1).
+// The seed's gelu_tanh backward, formula (1). Beyond |s| > 10 it is its limit (1, or 0) to
+// below float32's smallest normal, and s^3 would overflow: return the limit there.
 template <typename F>
 __device__ __forceinline__ F gpuops_bwd_gelu_tanh(F s) {
+  if (s > F(10)) return F(1);
+  if (s < F(-10)) return F(0);
   const F k = F(0.7978845608028654);  // sqrt(2 / pi)
   const F t = tanh(k * (s + F(0.044715) * s * s * s));
   return F(0.5) * (F(1) + t) * (F(1) + k * (s + F(0.134145) * s * s * s) * (F(1) - t));

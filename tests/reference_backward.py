@@ -29,6 +29,13 @@ def _sig(s: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-s))
 
 
+def _gelu_tanh_grad(s: np.ndarray, dd: np.ndarray) -> np.ndarray:
+    """The seed's formula (1), literally."""
+    k = math.sqrt(2 / math.pi)
+    t = np.tanh(k * (s + 0.044715 * s**3))
+    return dd * 0.5 * (1 + t) * (1 + k * (s + 0.134145 * s**3) * (1 - t))
+
+
 # Backward formulas, literally from the seed: f(s_or_d, dd, alpha, beta) in float64.
 FORMULAS: dict[str, Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]] = {
     "abs": lambda s, dd, a, b: np.where(s > 0, dd, np.where(s < 0, -dd, 0.0)),
@@ -43,28 +50,26 @@ FORMULAS: dict[str, Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
     "gelu_erf": lambda s, dd, a, b: (
         dd * (0.5 + 0.5 * erf(s / math.sqrt(2)) + s / math.sqrt(2 * math.pi) * np.exp(-0.5 * s**2))
     ),
-    "gelu_tanh": lambda s, dd, a, b: (
-        dd
-        * 0.5
-        * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s**3)))
-        * (
-            1
-            + math.sqrt(2 / math.pi)
-            * (s + 0.134145 * s**3)
-            * (1 - np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s**3)))
-        )
-    ),
+    # Formula (1); at s = +-inf it is inf * 0, so those take its limits (1, 0): s clipped to +-1e6.
+    "gelu_tanh": lambda s, dd, a, b: _gelu_tanh_grad(np.clip(s, -1e6, 1e6), dd),
     "hardswish": lambda s, dd, a, b: np.where(s > 3, dd, np.where(s > -3, dd * (2 * s + 3) / 6, 0.0)),
     "linear": lambda s, dd, a, b: a * dd,
     "log": lambda s, dd, a, b: dd / s,
     "logistic": lambda s, dd, a, b: dd / (1 + np.exp(-s)) * (1 - 1 / (1 + np.exp(-s))),
     "logistic_use_dst_for_bwd": lambda d, dd, a, b: dd * d * (1 - d),
     "logsigmoid": lambda s, dd, a, b: dd / (1 + np.exp(s)),
+    # e^s * omega / delta^2; for s > 0 the same fraction with numerator and denominator
+    # divided by e^{4s}, so e^{3s} cannot overflow even in float64.
     "mish": lambda s, dd, a, b: (
         dd
-        * np.exp(s)
-        * (np.exp(3 * s) + 4 * np.exp(2 * s) + np.exp(s) * (4 * s + 6) + 4 * (s + 1))
-        / (np.exp(2 * s) + 2 * np.exp(s) + 2) ** 2
+        * np.where(
+            s > 0,
+            (1 + 4 * np.exp(-s) + np.exp(-2 * s) * (4 * s + 6) + 4 * (s + 1) * np.exp(-3 * s))
+            / (1 + 2 * np.exp(-s) + 2 * np.exp(-2 * s)) ** 2,
+            np.exp(s)
+            * (np.exp(3 * s) + 4 * np.exp(2 * s) + np.exp(s) * (4 * s + 6) + 4 * (s + 1))
+            / (np.exp(2 * s) + 2 * np.exp(s) + 2) ** 2,
+        )
     ),
     "pow": lambda s, dd, a, b: dd * a * b * s ** (b - 1),
     "relu": lambda s, dd, a, b: np.where(s > 0, dd, a * dd),
