@@ -9,7 +9,6 @@ parameter sets or a tolerance) in its family's reference module; nothing here.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import zlib
 from typing import Any
@@ -208,6 +207,3 @@ def test_edge_values(name: str, index: int, device: Any, xp: Any) -> None:
 def test_every_nary_row_is_in_the_matrix() -> None:
     assert {p.values[0] for p in CASES} == set(ROW)
     assert set(REFERENCES) == set(ROW), sorted(set(REFERENCES) ^ set(ROW))
-
-
-_ = dataclasses
