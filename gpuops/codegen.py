@@ -79,6 +79,7 @@ class KernelSpec:
     output_roles: tuple[str, ...]
     plan: ComputePlan
     scalar_types: tuple[DataType, ...] = ()
+    tensor_types: tuple[tuple[str, DataType], ...] = ()  # role -> DataType, inputs then outputs
 
     @property
     def source(self) -> str:
@@ -104,7 +105,7 @@ class KernelSpec:
         """The ``__global__`` function alone (several can share one preamble in a program)."""
         params: list[str] = []
         binds: list[str] = []
-        types = self._param_types()
+        types = dict(self.tensor_types)
         # CuPy 14.2's template: CArray<T, ndim, c_contiguous, use_32bit_indexing>.
         flags = f"{ndim}, {int(c_contiguous)}, {int(index_32_bits)}"
         for role in self.input_roles:
@@ -130,16 +131,6 @@ class KernelSpec:
             "}\n"
         )
 
-    def _param_types(self) -> dict[str, DataType]:
-        out: dict[str, DataType] = {}
-        for chunk in (self.in_params + ", " + self.out_params).split(","):
-            if not chunk.strip():
-                continue
-            typ, name = chunk.split()
-            for role in self.input_roles + self.output_roles:
-                if param_name(role) == name:
-                    out[role] = DataType.from_numpy(typ)
-        return out
 
 
 def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None) -> str:
@@ -235,4 +226,5 @@ def elementwise_kernel_spec(
         output_roles=out_roles,
         plan=plan,
         scalar_types=tuple(t for _, t in scalars),
+        tensor_types=tuple((r, dtypes[r]) for r in in_roles + out_roles),
     )
