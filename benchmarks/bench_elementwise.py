@@ -11,6 +11,9 @@ three alike):
 - ``add_f16``: float16 add (gpuops computes in float32, rounds once) vs the backend's float16 add.
 - ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024``; gpuops reads B through a stride-0
   descriptor, the ufunc through NumPy/CuPy broadcasting.
+- ``sum_full_f32``, ``sum_inner_f32``, ``sum_outer_f32``, ``max_inner_f32``: ``REDUCE`` over
+  all of ``[n]``, over the last axis of ``[n / 1024, 1024]`` and over its first axis, vs
+  ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once).
 - ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
   checks included) vs one ufunc call. Host time on both backends.
 
@@ -47,13 +50,34 @@ if str(ROOT) not in sys.path:  # run from anywhere: gpuops and descriptors live 
     sys.path.insert(0, str(ROOT))
 
 import gpuops  # noqa: E402
-from descriptors import DataType, ElementWiseAddOperatorDesc, TensorDesc  # noqa: E402
+from descriptors import (  # noqa: E402
+    DataType,
+    ElementWiseAddOperatorDesc,
+    ReduceFunction,
+    ReduceOperatorDesc,
+    TensorDesc,
+)
 
 __all__ = ["main", "run"]
 
 ROW_C = 1024
 OVERHEAD_N = 1000
-CASES = ("add_f32", "add_f16", "row_bcast_f32", "overhead_f32")
+CASES = (
+    "add_f32",
+    "add_f16",
+    "row_bcast_f32",
+    "sum_full_f32",
+    "sum_inner_f32",
+    "sum_outer_f32",
+    "max_inner_f32",
+    "overhead_f32",
+)
+REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced)
+    "sum_full_f32": ("SUM", "full"),
+    "sum_inner_f32": ("SUM", "inner"),
+    "sum_outer_f32": ("SUM", "outer"),
+    "max_inner_f32": ("MAX", "inner"),
+}
 
 
 @dataclasses.dataclass
@@ -222,6 +246,35 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+            ],
+        )
+
+    def reduction(self, case: str, n: int) -> Group:
+        xp = self.xp
+        function, how = REDUCE_CASES[case]
+        cols = min(ROW_C, n)
+        shape, axis = {"full": ((n,), 0), "inner": ((n // cols, cols), 1), "outer": ((n // cols, cols), 0)}[how]
+        out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape))
+        f32 = DataType.FLOAT32
+        a = self.array(n, np.float32)
+        out_n = math.prod(out_shape)
+        c, c2 = self.empty(out_n, np.float32), self.empty(out_n, np.float32)
+        copy_dst = self.empty(n, np.float32)
+        desc = ReduceOperatorDesc(
+            ReduceFunction[function], TensorDesc(f32, shape), TensorDesc(f32, out_shape), axes=(axis,)
+        )
+        op = self.device.compile_operator(self.device.create_operator(desc))
+        a2, c2v = a.reshape(shape), c2.reshape(out_shape)
+        ufunc = xp.sum if function == "SUM" else xp.max
+        return Group(
+            case,
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a], [c]), 4),
+                Variant(self.baseline, lambda: ufunc(a2, axis=axis, keepdims=True, out=c2v), 4),
+                Variant("copy", lambda: xp.copyto(copy_dst, a), 8),
             ],
         )
 
@@ -465,6 +518,8 @@ def run(
                     groups.append(bench.binary(case, n, DataType.FLOAT16))
                 elif case == "row_bcast_f32":
                     groups.append(bench.row_bcast(n))
+                elif case in REDUCE_CASES:
+                    groups.append(bench.reduction(case, n))
                 else:
                     raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
         case_rows: list[dict[str, Any]] = []

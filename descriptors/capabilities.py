@@ -12,6 +12,7 @@ from typing import Any
 
 from .enums import DataType, FeatureLevel
 from .optable import OperatorType, row_of
+from .schema import OpRow
 
 __all__ = ["OperatorSupport", "TensorSupport", "operator_support"]
 
@@ -55,6 +56,8 @@ class OperatorSupport:
     tensors: tuple[TensorSupport, ...]
     same_type: tuple[tuple[str, ...], ...]
     source: str
+    variant: str | None = None  # the selector value this table is for (REDUCE: the function)
+    variants: tuple[OperatorSupport, ...] = ()  # without a variant: one table per selector value
 
     def tensor(self, name: str) -> TensorSupport:
         for t in self.tensors:
@@ -73,6 +76,8 @@ class OperatorSupport:
             "same_data_type": [list(g) for g in self.same_type],
             "tensors": [t.to_dict() for t in self.tensors],
             "source": self.source,
+            **({"variant": self.variant} if self.variant else {}),
+            **({"variants": [v.to_dict() for v in self.variants]} if self.variants else {}),
         }
 
 
@@ -80,53 +85,91 @@ def _order(types: frozenset[DataType]) -> tuple[DataType, ...]:
     return tuple(sorted(types, key=DataType.doc_order))
 
 
+def variant_name(row: OpRow, variant: object) -> str | None:
+    """A selector value (``ReduceFunction.SUM``, ``"SUM"``, 10) as the name the row keys by."""
+    if variant is None:
+        return None
+    if not row.variants:
+        raise ValueError(f"{row.name} has one capability table; it takes no variant (got {variant!r})")
+    enum_type = row.field(row.selector).enum_type
+    assert enum_type is not None
+    try:
+        return enum_type[variant].name if isinstance(variant, str) else enum_type(variant).name
+    except (KeyError, ValueError):
+        allowed = ", ".join(row.variants)
+        raise ValueError(f"{row.name}: {row.selector} {variant!r} is not one of {allowed}") from None
+
+
 def operator_support(
-    operator_type: OperatorType | str, feature_level: FeatureLevel, *, extensions: bool = True
+    operator_type: OperatorType | str,
+    feature_level: FeatureLevel,
+    *,
+    extensions: bool = True,
+    variant: object = None,
 ) -> OperatorSupport:
     """The capability-table row of ``operator_type`` at ``feature_level``.
 
     With ``extensions=False`` only DirectML's own tables are reported (an extension
-    operator is then unsupported everywhere).
+    operator is then unsupported everywhere). ``variant`` picks one of an operator's
+    per-selector tables: REDUCE's ``function`` (``ReduceFunction.SUM`` or ``"SUM"``);
+    without it REDUCE reports what any function accepts.
     """
     row = row_of(operator_type)
     level = FeatureLevel(feature_level)
-    tier = row.tier_at(level)
+    name = variant_name(row, variant)
+    tier = row.tier_at(level, name)
+    ext_types = row.extension_types_for(name)
     supported = tier is not None and (extensions or not row.extension)
     tensors: list[TensorSupport] = []
     if tier is not None and supported:
         dims = tuple(range(tier.dims[0], tier.dims[1] + 1))
         for f in row.tensor_fields:
             base = tier.types[f.name]
-            ext = (row.extension_types.get(f.name, frozenset()) - base) if extensions else frozenset()
+            ext = (ext_types.get(f.name, frozenset()) - base) if extensions else frozenset()
             tensors.append(TensorSupport(f.name, "output" if f.is_output else "input", dims, _order(base), _order(ext)))
     return OperatorSupport(
         operator_type=OperatorType[row.name],
         feature_level=level,
         supported=supported,
-        introduced=row.introduced,
+        introduced=row.introduced_for(name),
         extension=row.extension,
         in_place=row.in_place,
         tensors=tuple(tensors),
         same_type=tier.same_type if tier is not None else (),
         source=tier.source if tier is not None else "",
+        variant=name,
+        variants=tuple(
+            operator_support(row.name, level, extensions=extensions, variant=v)
+            for v in (row.variants if name is None else ())
+        ),
     )
 
 
 def dtype_combinations(
-    operator_type: OperatorType | str, feature_level: FeatureLevel = FeatureLevel.FL_6_4, *, extensions: bool = True
+    operator_type: OperatorType | str,
+    feature_level: FeatureLevel = FeatureLevel.FL_6_4,
+    *,
+    extensions: bool = True,
+    variant: object = None,
 ) -> list[dict[str, DataType]]:
     """Every assignment of data types to the operator's tensors that validates at the level.
 
     This is the matrix the NVRTC check compiles and the generated tests run: one entry
     per (role -> DataType) mapping allowed by the tier, its same-type groups and the
-    compute rules of ``descriptors.compute``.
+    compute rules of ``descriptors.compute``. For an operator with per-selector tables
+    (REDUCE) and no ``variant``, the union of every selector value's mappings.
     """
     import itertools
 
     from .compute import plan_problem
 
     row = row_of(operator_type)
-    support = operator_support(row.name, feature_level, extensions=extensions)
+    if variant is None and row.variants:  # the union over the selector values, each by its own table
+        merged: list[dict[str, DataType]] = []
+        for v in row.variants:
+            merged += [c for c in dtype_combinations(row.name, feature_level, extensions=extensions, variant=v)]
+        return [dict(t) for t in dict.fromkeys(tuple(c.items()) for c in merged)]
+    support = operator_support(row.name, feature_level, extensions=extensions, variant=variant)
     if not support.supported:
         return []
     roles = [t.name for t in support.tensors]

@@ -157,6 +157,101 @@ __device__ __forceinline__ T gpuops_shr(T x, T y) {
 """,
         (),
     ),
+    "reduce_limits": (
+        """
+// The identities of MAX and MIN: -inf / +inf for floats, the type's range for integers.
+template <typename T> __device__ __forceinline__ T gpuops_lowest() {
+  return T(T(0) < T(-1) ? 0ULL : 1ULL << (8 * sizeof(T) - 1));
+}
+template <typename T> __device__ __forceinline__ T gpuops_highest() { return T(~gpuops_lowest<T>()); }
+template <> __device__ __forceinline__ float gpuops_lowest<float>() { return __int_as_float(0xff800000); }
+template <> __device__ __forceinline__ float gpuops_highest<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double gpuops_lowest<double>() {
+  return __longlong_as_double(0xfff0000000000000ULL);
+}
+template <> __device__ __forceinline__ double gpuops_highest<double>() {
+  return __longlong_as_double(0x7ff0000000000000ULL);
+}
+""",
+        (),
+    ),
+    "reduce_int": (
+        """
+// Integer reductions accumulate in 64-bit unsigned arithmetic, which wraps (signed overflow
+// is undefined in C++); the result is reduced modulo 2**bits by the final store.
+template <typename T> __device__ __forceinline__ unsigned long long gpuops_wide(T x) {
+  return T(-1) < T(0) ? (unsigned long long)(long long)x : (unsigned long long)x;
+}
+template <typename T> __device__ __forceinline__ unsigned long long gpuops_wide_abs(T x) {
+  return (T(-1) < T(0) && x < T(0)) ? 0ULL - gpuops_wide(x) : gpuops_wide(x);
+}
+// AVERAGE of integers: the (wrapped) sum divided by the count, truncated toward zero.
+template <typename T> __device__ __forceinline__ long long gpuops_int_average(unsigned long long a, long long n) {
+  if (T(-1) < T(0)) return (long long)a / n;
+  return (long long)(a / (unsigned long long)n);
+}
+""",
+        (),
+    ),
+    "reduce_lse": (
+        """
+// LOG_SUM_EXP in one pass, stable for large inputs: the running maximum m and the sum s of
+// exp(x - m); log(sum exp(x)) = m + log(s). s == 0 marks the empty reduction.
+template <typename F> struct gpuops_lse {
+  F m, s;
+  __device__ gpuops_lse() : m(F(0)), s(F(0)) {}
+  __device__ explicit gpuops_lse(F x) : m(x), s(F(1)) {}
+  __device__ gpuops_lse(F m_, F s_) : m(m_), s(s_) {}
+};
+template <typename F>
+__device__ __forceinline__ gpuops_lse<F> gpuops_lse_combine(const gpuops_lse<F>& a, const gpuops_lse<F>& b) {
+  if (b.s == F(0)) return a;
+  if (a.s == F(0)) return b;
+  if (a.m != a.m) return a;
+  if (b.m != b.m) return b;
+  const gpuops_lse<F>& hi = a.m >= b.m ? a : b;
+  const gpuops_lse<F>& lo = a.m >= b.m ? b : a;
+  if (hi.m == lo.m) return gpuops_lse<F>(hi.m, hi.s + lo.s);
+  return gpuops_lse<F>(hi.m, hi.s + lo.s * exp(lo.m - hi.m));
+}
+template <typename F> __device__ __forceinline__ F gpuops_lse_result(const gpuops_lse<F>& a) {
+  if (a.s == F(0)) return gpuops_lowest<F>();
+  if (a.m != a.m || a.m == gpuops_highest<F>() || a.m == gpuops_lowest<F>()) return a.m;
+  return a.m + log(a.s);
+}
+""",
+        ("reduce_limits",),
+    ),
+    "reduce_arg": (
+        """
+// ARGMAX / ARGMIN: a value and its row-major index over the reduced axes (-1: empty). NaN
+// wins over every number (NumPy's argmax and argmin both return the first NaN); ties go to
+// the smaller index (AxisDirection INCREASING) or the larger (DECREASING).
+template <typename T> struct gpuops_arg {
+  T value;
+  long long index;
+  __device__ gpuops_arg() : value(T(0)), index(-1) {}
+  __device__ gpuops_arg(T v, long long i) : value(v), index(i) {}
+};
+template <bool IsMax, bool Last, typename T>
+__device__ __forceinline__ gpuops_arg<T> gpuops_arg_pick(const gpuops_arg<T>& a, const gpuops_arg<T>& b) {
+  if (a.index < 0) return b;
+  if (b.index < 0) return a;
+  const bool an = a.value != a.value, bn = b.value != b.value;
+  bool a_wins;
+  if (an || bn) {
+    a_wins = an && !bn;
+    if (an == bn) a_wins = Last ? a.index > b.index : a.index < b.index;
+  } else if (a.value == b.value) {
+    a_wins = Last ? a.index > b.index : a.index < b.index;
+  } else {
+    a_wins = IsMax ? a.value > b.value : a.value < b.value;
+  }
+  return a_wins ? a : b;
+}
+""",
+        (),
+    ),
 }
 
 

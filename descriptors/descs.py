@@ -61,9 +61,30 @@ _FIELD_TYPES: dict[FieldKind, Any] = {
     FieldKind.SCALAR: int | float,
     FieldKind.DATA_TYPE: DataType,
     FieldKind.FUSED_ACTIVATION: OperatorDesc | None,
+    FieldKind.SELECTOR: Any,
+    FieldKind.AXES: tuple[int, ...],
 }
-_POSITIONAL = (FieldKind.INPUT_TENSOR, FieldKind.OUTPUT_TENSOR, FieldKind.OPTIONAL_INPUT_TENSOR, FieldKind.SCALE_BIAS)
+# A SELECTOR before the tensors (REDUCE's Function) is positional too, in DirectML's order.
+_POSITIONAL = (
+    FieldKind.INPUT_TENSOR,
+    FieldKind.OUTPUT_TENSOR,
+    FieldKind.OPTIONAL_INPUT_TENSOR,
+    FieldKind.SCALE_BIAS,
+    FieldKind.SELECTOR,
+)
 _NONE_DEFAULT = (FieldKind.OPTIONAL_INPUT_TENSOR, FieldKind.SCALE_BIAS, FieldKind.FUSED_ACTIVATION)
+
+
+def _axes_to_tuple(names: list[str]) -> Any:
+    """``axes=[0, 2]`` is stored as ``(0, 2)`` so the descriptor stays hashable and immutable."""
+
+    def post_init(self: Any) -> None:
+        for name in names:
+            v = getattr(self, name)
+            if isinstance(v, list):
+                object.__setattr__(self, name, tuple(v))
+
+    return post_init
 
 
 def _make_class(row: OpRow) -> type[OperatorDesc]:
@@ -90,11 +111,15 @@ def _make_class(row: OpRow) -> type[OperatorDesc]:
         else:
             fields.append((f.name, typ, dataclasses.field(default=default)))
     op = OperatorType[row.name]
+    namespace: dict[str, Any] = {"operator_type": op, "row": row, "__module__": "descriptors"}
+    axes = [f.name for f in row.fields if f.kind is FieldKind.AXES]
+    if axes:
+        namespace["__post_init__"] = _axes_to_tuple(axes)
     cls = dataclasses.make_dataclass(
         row.class_name,
         fields,
         bases=(OperatorDesc,),
-        namespace={"operator_type": op, "row": row, "__module__": "descriptors"},
+        namespace=namespace,
         frozen=True,
         slots=True,
     )

@@ -14,6 +14,7 @@ from .accuracy import ACCURACY
 from .rows_activation import ACTIVATION_ROWS
 from .rows_backward import BACKWARD_ROWS
 from .rows_binary import BINARY_ROWS
+from .rows_reduce import REDUCE_ROWS
 from .rows_unary import UNARY_ROWS
 from .schema import OpRow
 
@@ -21,7 +22,7 @@ __all__ = ["ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
 
 ROWS: tuple[OpRow, ...] = tuple(
     dataclasses.replace(r, accuracy=ACCURACY.get(r.name))
-    for r in BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
+    for r in BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS + REDUCE_ROWS
 )
 assert set(ACCURACY) <= {r.name for r in ROWS}, sorted(set(ACCURACY) - {r.name for r in ROWS})
 

@@ -17,6 +17,7 @@ __all__ = [
     "NO_DEFAULT",
     "ParamRule",
     "Domain",
+    "Reduction",
     "Exprs",
     "Field",
     "FieldKind",
@@ -59,6 +60,8 @@ class FieldKind(enum.Enum):
     SCALAR = "DML_SCALAR_UNION parameter"  # a kernel argument typed by the output tensor's DataType
     DATA_TYPE = "data type parameter"
     FUSED_ACTIVATION = "fused activation"
+    SELECTOR = "enum selecting the computation"  # REDUCE Function, ARGMAX AxisDirection: part of the kernel
+    AXES = "axes list"  # UINT AxisCount + const UINT* Axes, as a tuple of ints
 
 
 NO_DEFAULT = object()
@@ -193,6 +196,46 @@ class ParamRule:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Reduction:
+    """One reduction as the parts of a CuPy ``ReductionKernel``, plus its NumPy form.
+
+    Every CUDA string is keyed by value class like :class:`Exprs` (``"float"``, ``"sint"``,
+    ``"uint"``, ``"int"``, ``"any"``). ``accumulator`` is the ``reduce_type`` (``T`` is the
+    compute type: float32 for float16/bfloat16, never the 16-bit type itself); ``map`` turns
+    the compute-typed input ``x`` (and ``_J``, its row-major index over the reduced axes) into
+    an accumulator value; ``reduce`` combines ``a`` and ``b``; ``identity`` is the empty
+    reduction; ``post`` turns the final ``a`` into the result (``gpuops_n`` is the number of
+    reduced elements). ``numpy(x, axes, n)`` computes the same from the compute-typed input
+    and returns the result in the accumulator's NumPy type, keeping the reduced axes as 1.
+    ``error`` is the stated float bound ``(kind, c)``, with ``n`` the reduced count and ``u``
+    the accumulator's unit roundoff (2**-24 for float32, which float16 and bfloat16 use):
+    ``"exact"``; ``"sum"``: |err| <= c*n*u*sum|map(x)|; ``"mean"``: |err| <= c*u*(sum|x| +
+    |result|) (the sum's bound over n, plus the division); ``"relative"``: |err| <=
+    c*n*u*|result|; ``"log"``: |err| <= c*(n*u*sum|x|/|sum x| + 2*u*|result|) (the sum's
+    relative error, plus log's own); ``"lse"``: |err| <= c*(n+8)*u*max(1, |result|). Each
+    plus half an ulp of the output type (one for float16/bfloat16) for the final rounding.
+    """
+
+    summary: str
+    accumulator: Mapping[str, str]
+    map: Mapping[str, str]
+    reduce: Mapping[str, str]
+    identity: Mapping[str, str]
+    post: Mapping[str, str]
+    numpy: Callable[..., Any]
+    error: tuple[str, float] = ("exact", 0.0)
+    helpers: tuple[str, ...] = ()
+
+    def cuda(self, part: str, cls: str) -> str:
+        """The CUDA string of ``part`` (``"map"``, ``"reduce"``, ...) for value class ``cls``."""
+        table: Mapping[str, str] = getattr(self, part)
+        for key in _FALLBACK[cls]:
+            if key in table:
+                return table[key]
+        raise KeyError(f"{part} has no expression for {cls!r}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class OpRow:
     """One operator: everything every layer needs to know about it.
 
@@ -209,6 +252,10 @@ class OpRow:
     fusable: DirectML accepts this activation as a ``FusedActivation``.
     param_rules: constraints on parameter values (see :class:`ParamRule`).
     accuracy: the stated float32 error bound, from ``accuracy.py`` (None: exact or one IEEE op).
+    selector: the SELECTOR field whose value picks the computation (REDUCE: ``function``).
+    variant_tiers: tiers per selector value, where those differ (REDUCE's per-function tables).
+    variant_extension_types: extension types per selector value and role.
+    reductions: the computation per selector value (reduction rows only).
     """
 
     name: str
@@ -228,6 +275,10 @@ class OpRow:
     fusable: bool = False
     param_rules: tuple[ParamRule, ...] = ()
     accuracy: tuple[float, float] | None = None  # float32 (ulps, atol); None = exact or 0.5 ulp
+    selector: str = ""
+    variant_tiers: Mapping[str, tuple[Tier, ...]] = dataclasses.field(default_factory=dict)
+    variant_extension_types: Mapping[str, Mapping[str, frozenset[DataType]]] = dataclasses.field(default_factory=dict)
+    reductions: Mapping[str, Reduction] = dataclasses.field(default_factory=dict)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
@@ -252,10 +303,44 @@ class OpRow:
     def introduced(self) -> FeatureLevel:
         return min(t.since for t in self.tiers)
 
-    def tier_at(self, level: FeatureLevel) -> Tier | None:
-        """The newest tier at or below ``level``, or None before the op exists."""
-        eligible = [t for t in self.tiers if t.since <= level]
+    @property
+    def is_reduction(self) -> bool:
+        return bool(self.reductions)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """Selector values with their own tiers (REDUCE's functions), else ``()``."""
+        return tuple(self.variant_tiers)
+
+    def tiers_for(self, variant: str | None = None) -> tuple[Tier, ...]:
+        if variant is not None and self.variant_tiers:
+            try:
+                return self.variant_tiers[variant]
+            except KeyError:
+                raise KeyError(f"{self.name} has no {self.selector} {variant!r}") from None
+        return self.tiers
+
+    def introduced_for(self, variant: str | None = None) -> FeatureLevel:
+        return min(t.since for t in self.tiers_for(variant))
+
+    def extension_types_for(self, variant: str | None = None) -> Mapping[str, frozenset[DataType]]:
+        if variant is not None and variant in self.variant_extension_types:
+            return self.variant_extension_types[variant]
+        return self.extension_types
+
+    def tier_at(self, level: FeatureLevel, variant: str | None = None) -> Tier | None:
+        """The newest tier at or below ``level`` (of ``variant``'s tables), or None before it exists."""
+        eligible = [t for t in self.tiers_for(variant) if t.since <= level]
         return max(eligible, key=lambda t: t.since) if eligible else None
+
+    def variant_of(self, desc: object) -> str | None:
+        """The selector value of a descriptor of this row, by name (None without a selector)."""
+        if not self.selector:
+            return None
+        v = getattr(desc, self.selector)
+        enum_type = self.field(self.selector).enum_type
+        assert enum_type is not None
+        return enum_type(v).name
 
     @property
     def tensor_fields(self) -> tuple[Field, ...]:

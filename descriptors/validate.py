@@ -21,7 +21,7 @@ from .descs import OperatorDesc, ScaleBias
 from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError
 from .optable import row_of
-from .schema import FieldKind, OpRow, Tier
+from .schema import Field, FieldKind, OpRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
 
 __all__ = ["validate"]
@@ -40,6 +40,7 @@ class _Checker:
         self.level = level
         self.extensions = extensions
         self.where = f"{self.row.name} ({type(desc).__name__})"
+        self.variant: str | None = None  # the selector value that picks the tiers (REDUCE: function)
 
     def fail(self, field: str, problem: str, hint: str = "") -> DescriptorError:
         msg = f"{self.where}: {field} {problem}"
@@ -51,7 +52,7 @@ class _Checker:
         for level in FeatureLevel:
             if level <= self.level:
                 continue
-            tier = self.row.tier_at(level)
+            tier = self.row.tier_at(level, self.variant)
             if tier is not None and accepts(tier):
                 return f"needs {level.name} or later"
         return "not accepted at any feature level"
@@ -59,8 +60,11 @@ class _Checker:
     def allowed_types(self, tier: Tier, role: str) -> frozenset[DataType]:
         allowed = tier.types[role]
         if self.extensions:
-            allowed = allowed | self.row.extension_types.get(role, frozenset())
+            allowed = allowed | self.extension_types(role)
         return allowed
+
+    def extension_types(self, role: str) -> frozenset[DataType]:
+        return self.row.extension_types_for(self.variant).get(role, frozenset())
 
     def tensor(self, tier: Tier, role: str, t: TensorDesc, is_output: bool) -> None:
         lo, hi = tier.dims
@@ -76,7 +80,7 @@ class _Checker:
             ordered = sorted(allowed, key=DataType.doc_order)
             dml_ok = lambda tr: t.data_type in tr.types[role]  # noqa: E731
             hint = self.lowest_level(dml_ok)
-            if not self.extensions and t.data_type in self.row.extension_types.get(role, frozenset()):
+            if not self.extensions and t.data_type in self.extension_types(role):
                 hint = "a gpuops extension; this device has extensions turned off"
             raise self.fail(
                 f"{role}.data_type",
@@ -144,12 +148,17 @@ class _Checker:
         row, desc = self.row, self.desc
         if row.extension and not self.extensions:
             raise self.fail("operator_type", "is a gpuops extension; this device has extensions turned off")
-        tier = row.tier_at(self.level)
+        if row.selector:
+            self.selector(row.field(row.selector), getattr(desc, row.selector))
+            self.variant = row.variant_of(desc) if row.variants else None
+            if self.variant is not None:
+                self.where = f"{row.name} {self.variant} ({type(self.desc).__name__})"
+        tier = row.tier_at(self.level, self.variant)
         if tier is None:
+            what = "operator_type" if self.variant is None else row.selector
+            shown = "is not available" if self.variant is None else f"{self.variant} is not available"
             raise self.fail(
-                "operator_type",
-                f"is not available at {self.level.name}",
-                f"introduced at {row.introduced.name}",
+                what, f"{shown} at {self.level.name}", f"introduced at {row.introduced_for(self.variant).name}"
             )
         tensors: dict[str, TensorDesc] = {}
         for f in row.tensor_fields:
@@ -211,6 +220,7 @@ class _Checker:
                     )
             elif f.kind is FieldKind.SCALAR:
                 self.scalar(where, v, out_type)
+
         for rule in row.param_rules:
             v = getattr(desc, rule.field)
             if rule.relaxed_at is not None and self.level >= rule.relaxed_at:
@@ -218,6 +228,18 @@ class _Checker:
             if not rule.check(v):
                 hint = f"other values need {rule.relaxed_at.name} or later" if rule.relaxed_at is not None else ""
                 raise self.fail(prefix + rule.field, f"is {v!r}; {row.name} requires {rule.requirement}", hint)
+
+    def selector(self, f: Field, v: object) -> None:
+        """An enum that picks the computation (REDUCE's Function, ARGMAX's AxisDirection)."""
+        assert f.enum_type is not None
+        try:
+            if isinstance(v, bool):  # bool is an int, but never a DirectML enum value
+                raise TypeError
+            f.enum_type(v)
+        except (ValueError, TypeError):
+            raise self.fail(
+                f.name, f"must be a {f.enum_type.__name__} (got {v!r}); allowed: {_names(f.enum_type)}"
+            ) from None
 
     def scalar(self, where: str, v: object, dt: DataType | None) -> None:
         """A DML_SCALAR_UNION value, read as ``dt``: an integer type needs an integer in range."""
@@ -268,7 +290,45 @@ class _Checker:
             )
         self.params(act_row, act, {}, f"{field.name}.")
 
+    def reduce_shapes(self, tensors: dict[str, TensorDesc]) -> None:
+        """DML_REDUCE / ARGMAX / ARGMIN: axes unique and in range; same rank; reduced sizes 1."""
+        inp = tensors[self.row.input_fields[0].name]
+        out_role = self.row.output_fields[0].name
+        out = tensors[out_role]
+        axes = self.desc.axes  # type: ignore[attr-defined]
+        n = inp.dimension_count
+        if not isinstance(axes, (tuple, list)) or any(
+            isinstance(a, bool) or not isinstance(a, (int, np.integer)) for a in axes
+        ):
+            raise self.fail("axes", f"must be a sequence of axis numbers (UINT) (got {axes!r})")
+        if not axes:
+            raise self.fail(
+                "axes", f"is empty; list the axes to reduce, 0 to {n - 1} (all of them reduce to one element)"
+            )
+        given = tuple(int(a) for a in axes)
+        bad = [a for a in given if not 0 <= a < n]
+        if bad:
+            raise self.fail("axes", f"{given} has {bad[0]}; input_tensor has {n} dimensions, so axes are 0 to {n - 1}")
+        if len(set(given)) != len(given):
+            raise self.fail("axes", f"{given} lists an axis twice; axes must be unique")
+        if out.dimension_count != n:
+            raise self.fail(
+                f"{out_role}.sizes",
+                f"has {out.dimension_count} dimensions (sizes {out.sizes}); the output keeps the input's "
+                f"{n} (reduced axes have size 1)",
+            )
+        reduced = {int(a) for a in axes}
+        want = tuple(1 if i in reduced else s for i, s in enumerate(inp.sizes))
+        if out.sizes != want:
+            raise self.fail(
+                f"{out_role}.sizes",
+                f"is {out.sizes}; input sizes {inp.sizes} reduced over axes {tuple(sorted(reduced))} give {want}",
+            )
+
     def shapes(self, tensors: dict[str, TensorDesc]) -> None:
+        if self.row.is_reduction:
+            self.reduce_shapes(tensors)
+            return
         roles = list(tensors)
         first = roles[0]
         ref = tensors[first]

@@ -30,6 +30,8 @@ from descriptors import (
     OperatorDesc,
     OperatorSupport,
     OperatorType,
+    ReduceFunction,
+    ReduceOperatorDesc,
     TensorDesc,
     operator_support,
 )
@@ -128,6 +130,14 @@ def format_support(s: OperatorSupport, extensions: bool = True) -> str:
     groups = "; ".join(", ".join(g) for g in s.same_type)
     if groups:
         lines.append(f"  same data type: {groups}")
+    if s.variants:
+        selector = row.selector
+        lines.append(f"  the tables above are the union over {selector}; each {selector} accepts:")
+        for v in s.variants:
+            sub = format_support(v, extensions).splitlines()[1:]
+            lines.append(f"  {selector} {v.variant}:" + ("" if v.supported else " " + sub[0].strip()))
+            if v.supported:
+                lines += ["  " + line for line in sub]
     return "\n".join(lines)
 
 
@@ -432,7 +442,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "(pythondiv=false, ELEMENT_WISE_DIVIDE), e.g. -1 // 2 == -1 where -1 / 2 == 0",
     )
 
-    total = 3
+    # (d) TensorRT Reduce PROD, axes bitmask 6 (dims 1 and 2), keep_dims=False: DirectML's
+    # REDUCE MULTIPLY keeps the rank; keep_dims=False reads the same buffer as (1, 3).
+    x = np.array([[[[-3.0, -2.0, -1.0], [0.0, 1.0, 2.0]], [[3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]]], np.float32)
+    axes = tuple(i for i in range(x.ndim) if 6 >> i & 1)
+    desc = ReduceOperatorDesc(
+        ReduceFunction.MULTIPLY, TensorDesc(f32, x.shape), TensorDesc(f32, (1, 1, 1, 3)), axes=axes
+    )
+    demo.run(
+        f"TensorRT Reduce PROD, axes=6 (bitmask -> axes {axes}), keep_dims=False, float32 (1, 2, 2, 3) -> (1, 3)",
+        desc,
+        {"input": x},
+        np.array([[0.0, -56.0, -80.0]], np.float32).reshape(1, 1, 1, 3),
+        exact=True,
+        note="note: keep_dims=False is the same kernel; its (1, 3) output is this buffer read without the unit axes",
+    )
+
+    total = 4
     if demo.failures:
         print(f"demo: {demo.failures} of {total} checks FAILED on the {demo.device.backend} backend")
         return 1

@@ -132,7 +132,6 @@ class KernelSpec:
         )
 
 
-
 def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None) -> str:
     names = [dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes]
     suffix = "_".join(dict.fromkeys(names))

@@ -8,6 +8,7 @@ validates the descriptor at the device's feature level (``IDMLDevice::CreateOper
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from descriptors import (
     OperatorDesc,
     OperatorSupport,
     OperatorType,
+    TensorDesc,
     TensorFlags,
     operator_support,
     validate,
@@ -27,7 +29,9 @@ from descriptors.schema import FieldKind, OpRow
 from . import kernels
 from .binding import BindingPlan
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
+from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .errors import BindingError, UnsupportedError
+from .reduce_plan import plan_two_pass
 
 __all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
 
@@ -196,12 +200,29 @@ class CompiledOperator:
         desc = operator.desc
         self.row: OpRow = desc.row
         self.dtypes = _dtypes(desc, self.row)
+        impl = device._impl
+        self.spec: KernelSpec | ReductionSpec
+        if self.row.is_reduction:
+            self._init_reduction(desc, device)
+        else:
+            self._init_elementwise(desc, device)
+        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
+        # (position in the inputs list, view maker) for each present input; then the output's.
+        self._in_views = tuple(
+            (k, impl.view_maker(getattr(desc, f.name)))
+            for k, f in enumerate(self.row.input_fields)
+            if getattr(desc, f.name) is not None
+        )
+        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name))
+
+    def _init_elementwise(self, desc: OperatorDesc, device: Device) -> None:
         sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
         has_sb = sb is not None
         fused_desc = getattr(desc, self.row.fused_field.name) if self.row.fused_field is not None else None
         fused = fused_desc.row if fused_desc is not None else None
-        self.spec: KernelSpec = elementwise_kernel_spec(self.row, self.dtypes, has_sb, fused)
-        self.scalars = _scalar_values(self.spec, desc, sb, fused_desc)
+        spec = elementwise_kernel_spec(self.row, self.dtypes, has_sb, fused)
+        self.spec = spec
+        self.scalars = _scalar_values(spec, desc, sb, fused_desc)
         key = (
             device.backend,
             self.row.name,
@@ -211,19 +232,36 @@ class CompiledOperator:
         )
         impl = device._impl
         if device.backend == "cupy":
-            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(self.spec), lambda: self.spec.source)
+            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec), lambda: spec.source)
         else:
             self._kernel = kernels.get_or_build(
-                key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: self.spec.source
+                key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: spec.source
             )
-        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
-        # (position in the inputs list, view maker) for each present input; then the output's.
-        self._in_views = tuple(
-            (k, impl.view_maker(getattr(desc, f.name)))
-            for k, f in enumerate(self.row.input_fields)
-            if getattr(desc, f.name) is not None
-        )
-        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name))
+
+    def _init_reduction(self, desc: OperatorDesc, device: Device) -> None:
+        """REDUCE / ARGMAX / ARGMIN: one kernel per (selector value, data types); the axes and
+        the element count are call arguments, and the GPU path (one or two passes) is planned
+        here, once, from the input's layout."""
+        row = self.row
+        variant = row.variant_of(desc)
+        assert variant is not None
+        spec = reduction_kernel_spec(row, self.dtypes, variant)
+        self.spec = spec
+        self.scalars = {}
+        inp: TensorDesc = getattr(desc, row.input_fields[0].name)
+        self._axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
+        self._count = math.prod(inp.sizes[a] for a in self._axes)
+        key = (device.backend, row.name, variant, tuple(sorted((k, v.value) for k, v in self.dtypes.items())))
+        impl = device._impl
+        if device.backend == "cupy":
+            passes = two_pass_specs(row, self.dtypes, variant)
+            self._kernel = kernels.get_or_build(key, lambda: impl.CupyReduceKernel(spec, passes), lambda: spec.source)
+            self._two_pass = plan_two_pass(inp.sizes, inp.element_strides, self._axes)
+        else:
+            self._kernel = kernels.get_or_build(
+                key, lambda: impl.NumpyReduceKernel(row, self.dtypes, variant), lambda: spec.source
+            )
+            self._two_pass = None
 
     @property
     def desc(self) -> OperatorDesc:
@@ -242,6 +280,12 @@ class CompiledOperator:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
         aliased = self._binding.check(inputs, outputs)
         ins = [make(inputs[k]) for k, make in self._in_views]
+        if self.row.is_reduction:
+            if self.device.backend == "cupy":
+                self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count, self._two_pass)
+            else:
+                self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count)
+            return
         self._kernel.run(ins, self._out_view(outputs[0]), self.scalars, aliased)
 
     def __repr__(self) -> str:

@@ -16,8 +16,10 @@ import dml_unary
 import pytest
 import test_nary_generated as nary
 import test_ops_generated as generated
+import test_reduce_generated as reduce_generated
 from reference import REFERENCES as BINARY_REFERENCES
 from reference_nary import REFERENCES as NARY_REFERENCES
+from reference_reduce import REFERENCES as REDUCE_REFERENCES
 
 import descriptors
 from descriptors import (
@@ -131,7 +133,10 @@ DML_ACTIVATION = {
     "SWISH",
     "HARD_SWISH",
 }
-DML_OPERATORS = {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE} | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
+DML_REDUCTIONS = {"REDUCE", "ARGMAX", "ARGMIN"}  # directml.md section 4; tables: dml_reduce.py
+DML_OPERATORS = (
+    {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE} | {f"ACTIVATION_{n}" for n in DML_ACTIVATION} | DML_REDUCTIONS
+)
 
 # DirectML struct fields (directml.md 2.1), in order.
 BINARY = ("ATensor", "BTensor", "OutputTensor")
@@ -139,6 +144,10 @@ UNARY_SB = ("InputTensor", "OutputTensor", "ScaleBias")
 DML_FIELDS = {
     "ELEMENT_WISE_POW": ("InputTensor", "ExponentTensor", "OutputTensor", "ScaleBias"),
     "ELEMENT_WISE_ADD1": (*BINARY, "FusedActivation"),
+    # directml.md 4; DirectML's "UINT AxisCount; const UINT* Axes" pair is one ``axes`` tuple.
+    "REDUCE": ("Function", "InputTensor", "OutputTensor", "Axes"),
+    "ARGMAX": ("InputTensor", "OutputTensor", "Axes", "AxisDirection"),
+    "ARGMIN": ("InputTensor", "OutputTensor", "Axes", "AxisDirection"),
 }
 
 # directml.md 2.4, newest tier first: (level, (min dims, max dims), A/B types, output types or None = same,
@@ -246,11 +255,14 @@ def _class_name(struct: str) -> str:
 # --- rows, references, classes, enum members -------------------------------------------------
 
 
-REFERENCES = {**BINARY_REFERENCES, **NARY_REFERENCES}
+REFERENCES = {**BINARY_REFERENCES, **NARY_REFERENCES, **REDUCE_REFERENCES}
 
 
 def test_every_row_has_a_reference_and_back() -> None:
     assert not set(BINARY_REFERENCES) & set(NARY_REFERENCES)
+    assert not (set(BINARY_REFERENCES) | set(NARY_REFERENCES)) & set(REDUCE_REFERENCES)
+    for name, per_variant in REDUCE_REFERENCES.items():  # one reference per selector value
+        assert set(per_variant) == set(descriptors.row_of(name).reductions), name
     binary = {r.name for r in ROWS if r.family == "binary"}
     assert set(BINARY_REFERENCES) == binary, sorted(set(BINARY_REFERENCES) ^ binary)
     assert set(ROW_NAMES) == set(REFERENCES), (
@@ -284,13 +296,16 @@ def test_descriptor_class(name: str) -> None:
     assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", ROW_NAMES)
-def test_tiers_are_complete(name: str) -> None:
-    row = descriptors.row_of(name)
-    roles = {f.name for f in row.tensor_fields}
-    assert row.tiers
-    assert len({t.since for t in row.tiers}) == len(row.tiers), "two tiers at one level"
-    for tier in row.tiers:
+def _extension_type_ok(row: descriptors.schema.OpRow, dt: DataType) -> bool:
+    """Extensions add BFLOAT16, BOOL and FLOAT64 math; reductions also add integer types
+    (TensorRT's Reduce takes INT8; integer AVERAGE), which DirectML has for other functions."""
+    return dt.is_extension or dt is DataType.FLOAT64 or (row.is_reduction and dt.is_integer)
+
+
+def _check_tiers(name: str, tiers: tuple, roles: set[str]) -> None:
+    assert tiers
+    assert len({t.since for t in tiers}) == len(tiers), "two tiers at one level"
+    for tier in tiers:
         assert set(tier.types) == roles, (tier.since, set(tier.types) ^ roles)
         for role, types in tier.types.items():
             assert types, f"{name} tier {tier.since.name}: no types for {role}"
@@ -300,9 +315,18 @@ def test_tiers_are_complete(name: str) -> None:
         for group in tier.same_type:
             assert set(group) <= roles
         assert tier.source
+
+
+@pytest.mark.parametrize("name", ROW_NAMES)
+def test_tiers_are_complete(name: str) -> None:
+    row = descriptors.row_of(name)
+    roles = {f.name for f in row.tensor_fields}
+    assert row.tiers
+    for tiers in (row.tiers, *row.variant_tiers.values()):
+        _check_tiers(name, tiers, roles)
     for role, types in row.extension_types.items():
         assert role in roles
-        assert all(t.is_extension or t is DataType.FLOAT64 for t in types), (role, types)
+        assert all(_extension_type_ok(row, t) for t in types), (role, types)
 
 
 @pytest.mark.parametrize("name", ROW_NAMES)
@@ -339,7 +363,7 @@ def test_extensions_flagged(name: str, level: FeatureLevel) -> None:
         if name not in FLOAT64_OK:
             assert DataType.FLOAT64 not in t.data_types, f"FLOAT64 math is not DirectML's ({t.name})"
         assert not set(t.data_types) & set(t.extension_data_types)
-        assert all(d.is_extension or d is DataType.FLOAT64 for d in t.extension_data_types)
+        assert all(_extension_type_ok(row, d) for d in t.extension_data_types)
     if plain.supported:
         for t in plain.tensors:
             assert t.extension_data_types == ()
@@ -350,7 +374,7 @@ def test_extensions_flagged(name: str, level: FeatureLevel) -> None:
 
 
 def test_every_dml_row_has_a_transcribed_table() -> None:
-    assert {n for n in ROW_NAMES if n in DML_OPERATORS} == set(DML_TABLES)
+    assert {n for n in ROW_NAMES if n in DML_OPERATORS} - DML_REDUCTIONS == set(DML_TABLES)
 
 
 @pytest.mark.parametrize("name", sorted(DML_TABLES))
@@ -379,6 +403,7 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
 
 def test_generated_matrix_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.CASES} | {p.values[0] for p in nary.CASES}
+    covered |= {p.values[0] for p in reduce_generated.CASES}
     assert covered == set(ROW_NAMES)
     in_place_rows = {p.values[0] for p in generated.IN_PLACE_CASES} | {p.values[0] for p in nary.IN_PLACE_CASES}
     assert in_place_rows == {r.name for r in ROWS if r.in_place}
@@ -386,6 +411,7 @@ def test_generated_matrix_covers_every_row() -> None:
 
 def test_edge_table_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.EDGE_PARAMS} | {p.values[0] for p in nary.EDGE_CASES}
+    covered |= {case[0] for case in reduce_generated.EDGE_CASES}
     assert covered == set(ROW_NAMES), sorted(set(ROW_NAMES) - covered)
 
 

@@ -28,7 +28,7 @@ def _cupy():  # type: ignore[no-untyped-def]
     return cupy
 
 
-@pytest.mark.parametrize("row", d.ROWS, ids=lambda r: r.name)
+@pytest.mark.parametrize("row", [r for r in d.ROWS if not r.is_reduction], ids=lambda r: r.name)
 def test_cupy_accepts_every_generated_kernel(row: d.schema.OpRow) -> None:
     cupy = _cupy()
     combos = d.dtype_combinations(row.name)

@@ -28,12 +28,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _extension(row: object) -> str:
+def _extension(row: object, variant: str | None = None) -> str:
     parts = []
     if row.extension:  # type: ignore[attr-defined]
         parts.append("gpuops operator")
     ext: set[DataType] = set()
-    for types in row.extension_types.values():  # type: ignore[attr-defined]
+    for types in row.extension_types_for(variant).values():  # type: ignore[attr-defined]
         ext |= types
     if ext:
         parts.append("types: " + ", ".join(t.name for t in sorted(ext, key=DataType.doc_order)))
@@ -50,6 +50,38 @@ def _accuracy(row: object) -> str:
     return text + (f" + {atol:g} absolute" if atol else "")
 
 
+# Reduction.error kinds (descriptors/schema.py), as the README states them; u is the unit
+# roundoff of the accumulator (float32 for float16, bfloat16 and float32), n the count.
+_REDUCE_BOUNDS = {
+    "exact": "exact",
+    "sum": "{c:g}·n·u·Σ\\|map(x)\\|",
+    "mean": "{c:g}·u·(Σ\\|x\\| + \\|result\\|)",
+    "relative": "{c:g}·n·u·\\|result\\|",
+    "log": "{c:g}·(n·u·Σ\\|x\\| / \\|Σx\\| + 2u·\\|result\\|)",
+    "lse": "{c:g}·(n+8)·u·max(1, \\|result\\|)",
+}
+
+
+def _reduce_accuracy(red: object) -> str:
+    kind, c = red.error  # type: ignore[attr-defined]
+    bound = _REDUCE_BOUNDS[kind].format(c=c)
+    return bound if kind == "exact" else bound + " + rounding"
+
+
+def _reduction_lines(row: object) -> list[str]:
+    """Reductions: one line per selector value with its own tables (REDUCE's functions)."""
+    lines = []
+    for variant, red in row.reductions.items():  # type: ignore[attr-defined]
+        if not row.variants and variant != next(iter(row.reductions)):  # type: ignore[attr-defined]
+            continue
+        name = f"`{row.name}` {variant}" if row.variants else f"`{row.name}`"  # type: ignore[attr-defined]
+        summary = red.summary if row.variants else row.summary  # type: ignore[attr-defined]
+        level = row.introduced_for(variant if row.variants else None)  # type: ignore[attr-defined]
+        ext = _extension(row, variant if row.variants else None)
+        lines.append(f"| {name} | {_cell(summary)} | FL {level.label} | no | {_reduce_accuracy(red)} | {_cell(ext)} |")
+    return lines
+
+
 def ops_table() -> str:
     """The markdown table: one line per op-table row, in table order."""
     lines = [
@@ -57,6 +89,9 @@ def ops_table() -> str:
         "|---|---|---|---|---|---|",
     ]
     for row in ROWS:
+        if row.is_reduction:
+            lines += _reduction_lines(row)
+            continue
         lines.append(
             f"| `{row.name}` | {_cell(row.summary)} | FL {row.introduced.label} | "
             f"{'yes' if row.in_place else 'no'} | {_accuracy(row)} | {_cell(_extension(row))} |"

@@ -16,8 +16,10 @@ from typing import Any
 from descriptors import TensorDesc
 
 from ..codegen import KernelSpec
+from ..codegen_reduce import ReductionSpec
+from ..reduce_plan import Layout, TwoPassPlan
 
-__all__ = ["CupyKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
+__all__ = ["CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
 
 
 def is_usable() -> bool:
@@ -64,3 +66,73 @@ class CupyKernel:
 
     def run(self, ins: Sequence[Any], out: Any, scalars: Mapping[str, Any], aliased: bool) -> None:
         self.kernel(*ins, *(scalars[n] for n in self.spec.scalar_params), out)
+
+
+def _view(buf: Any, layout: Layout, itemsize: int) -> Any:
+    """A CuPy view of ``buf`` with a layout's sizes, element strides and element offset."""
+    import cupy
+
+    return cupy.ndarray(
+        layout.sizes,
+        dtype=buf.dtype,
+        memptr=buf.data + layout.offset * itemsize,
+        strides=tuple(s * itemsize for s in layout.strides),
+    )
+
+
+class CupyReduceKernel:
+    """The ``cupy.ReductionKernel`` objects of one reduction: one-pass, pass 1 and pass 2.
+
+    Which path runs is decided per compiled operator by :func:`gpuops.reduce_plan.plan_two_pass`
+    (few outputs and a long reduction: two passes; otherwise one). Both take the scalar
+    ``gpuops_n``, so CuPy runs its plain template, never the CUB path (see codegen_reduce).
+    """
+
+    def __init__(self, spec: ReductionSpec, passes: tuple[ReductionSpec, ReductionSpec]) -> None:
+        import cupy
+
+        def build(s: ReductionSpec) -> Any:
+            return cupy.ReductionKernel(
+                s.in_params,
+                s.out_params,
+                s.map_expr,
+                s.reduce_expr,
+                s.post_map_expr,
+                s.identity,
+                s.name,
+                reduce_type=s.reduce_type,
+                preamble=s.preamble,
+            )
+
+        self.spec = spec
+        self.one = build(spec)
+        self.pass1, self.pass2 = (build(s) for s in passes)
+        self.partials = tuple(dt.numpy_dtype for _, dt in passes[0].outputs)
+
+    def reduce(self, x: Any, out: Any, axes: tuple[int, ...], n: int, plan: TwoPassPlan | None) -> None:
+        import cupy
+        import numpy
+
+        count = numpy.int64(n)
+        if plan is None:
+            self.one(x, count, out, axis=axes, keepdims=True)
+            return
+        itemsize = x.dtype.itemsize  # x starts at the bound buffer's first element: offsets count from it
+        main = _view(x, plan.main, itemsize)
+        parts = [cupy.empty(plan.partial_sizes, dtype=d) for d in self.partials]
+        r = plan.axis
+        head = (slice(None),) * r
+        main_out = [cupy.expand_dims(p[(*head, slice(0, plan.parts))], r + 1) for p in parts]
+        self.pass1(main, count, *main_out, axis=plan.main.axes, keepdims=True)
+        if plan.rest is not None:
+            rest = _view(x, plan.rest, itemsize)
+            rest_out = [p[(*head, slice(plan.parts, plan.parts + 1))] for p in parts]
+            self.pass1(rest, count, *rest_out, axis=plan.rest.axes, keepdims=True)
+        # The output seen in the simplified layout: same memory, size-1 dimensions dropped.
+        final = cupy.ndarray(
+            plan.input.out_sizes,
+            dtype=out.dtype,
+            memptr=out.data,
+            strides=tuple(out.strides[d] for d in plan.input.dims),
+        )
+        self.pass2(*parts, count, numpy.int64(plan.span), final, axis=(r,), keepdims=True)

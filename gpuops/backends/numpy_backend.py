@@ -23,7 +23,7 @@ from descriptors.schema import Domain, OpRow
 
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
 
-__all__ = ["NumpyKernel", "may_overlap", "pointer", "view_maker"]
+__all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
 CHUNK = 1 << 16
 
@@ -150,3 +150,24 @@ class NumpyKernel:
                 self.fused_impl(w, out=a, **fparams)
                 w = a
             np.copyto(o, w, casting="unsafe")
+
+
+class NumpyReduceKernel:
+    """One (reduction row, selector value, data types) lowering for NumPy.
+
+    Runs the row's NumPy form on a strided view of the input (never a copy of it, except
+    where ARGMAX/ARGMIN must bring the reduced axes together), accumulating as the CUDA
+    kernel does (float32 for 16-bit floats, 64 bits for integers), then casts once into
+    the output view.
+    """
+
+    def __init__(self, row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> None:
+        self.row = row
+        self.plan = compute_plan(row, dtypes)
+        self.impl = row.reductions[variant].numpy
+        self.compute = self.plan.compute.numpy_dtype
+
+    def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
+        with np.errstate(all="ignore"):
+            result = self.impl(x, axes, n, self.compute)
+            np.copyto(out, result, casting="unsafe")

@@ -1,0 +1,120 @@
+"""NumPy forms of the reductions (DML_REDUCE_FUNCTION and the ARGMAX/ARGMIN operators).
+
+Each is ``f(x, axes, n, compute)``: ``x`` is the input view in its stored type, ``axes`` the
+reduced axes, ``n`` how many elements each output reduces, ``compute`` the NumPy type of the
+compute type ``T`` (float32 for float16 and bfloat16: they accumulate in float32, never in
+their own type, which NumPy would otherwise do). The result keeps the reduced axes as size 1
+and is cast to the output type by the backend. Integers accumulate in 64 bits, which wraps;
+the cast to the output type then reduces modulo 2**bits, exactly as the CUDA kernels do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["ARG", "REDUCE"]
+
+Axes = tuple[int, ...]
+
+
+def _wide(compute: np.dtype) -> np.dtype:
+    """The accumulator of a function that adds or multiplies: 64-bit for integers."""
+    if compute.kind == "f":
+        return compute
+    return np.dtype(np.int64 if compute.kind == "i" else np.uint64)
+
+
+def _as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def _sum(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.add.reduce(x, axis=axes, dtype=_wide(compute), keepdims=True)
+
+
+def _average(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    s = _sum(x, axes, n, compute)
+    if s.dtype.kind == "f":
+        return np.divide(s, s.dtype.type(n))
+    q = s // s.dtype.type(n)  # floor; DirectML's integer division truncates toward zero
+    q += ((s - q * s.dtype.type(n)) != 0) & (s < 0)
+    return q
+
+
+def _l1(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    w = _wide(compute)
+    return np.add.reduce(np.abs(_as(x, w)), axis=axes, keepdims=True)
+
+
+def _sum_square(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    v = _as(x, _wide(compute))
+    return np.add.reduce(v * v, axis=axes, keepdims=True)
+
+
+def _l2(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.sqrt(_sum_square(x, axes, n, compute))
+
+
+def _log_sum(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.log(_sum(x, axes, n, compute))
+
+
+def _log_sum_exp(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    """``m + log(sum(exp(x - m)))`` with ``m`` the maximum: no overflow for large inputs."""
+    v = _as(x, compute)
+    m = np.maximum.reduce(v, axis=axes, keepdims=True)
+    shift = np.where(np.isfinite(m), m, compute.type(0))
+    s = np.add.reduce(np.exp(v - shift), axis=axes, keepdims=True)
+    return np.where(np.isfinite(m), shift + np.log(s), m)
+
+
+def _max(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.maximum.reduce(_as(x, compute), axis=axes, keepdims=True)
+
+
+def _min(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.minimum.reduce(_as(x, compute), axis=axes, keepdims=True)
+
+
+def _multiply(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+    return np.multiply.reduce(x, axis=axes, dtype=_wide(compute), keepdims=True)
+
+
+def _arg(is_max: bool, last: bool) -> Callable[..., np.ndarray]:
+    """Index over the reduced axes, row-major; NaN wins (as in NumPy); ties by direction."""
+
+    def arg(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
+        nd = x.ndim
+        kept = [i for i in range(nd) if i not in axes]
+        moved = np.transpose(_as(x, compute), kept + list(axes))
+        flat = moved.reshape(*moved.shape[: len(kept)], n)
+        if last:
+            flat = flat[..., ::-1]
+        pick = np.argmax if is_max else np.argmin
+        idx = pick(flat, axis=-1).astype(np.int64)
+        if last:
+            idx = (n - 1) - idx
+        shape = [1 if i in axes else x.shape[i] for i in range(nd)]
+        return idx.reshape(shape)
+
+    return arg
+
+
+REDUCE: dict[str, Callable[..., np.ndarray]] = {
+    "AVERAGE": _average,
+    "L1": _l1,
+    "L2": _l2,
+    "LOG_SUM": _log_sum,
+    "LOG_SUM_EXP": _log_sum_exp,
+    "MAX": _max,
+    "MIN": _min,
+    "MULTIPLY": _multiply,
+    "SUM": _sum,
+    "SUM_SQUARE": _sum_square,
+}
+
+ARG: dict[tuple[bool, bool], Callable[..., np.ndarray]] = {
+    (is_max, last): _arg(is_max, last) for is_max in (True, False) for last in (False, True)
+}

@@ -1,0 +1,315 @@
+"""Op-table rows of the reductions: DML_REDUCE (twelve functions), DML_ARGMAX, DML_ARGMIN.
+
+Reference section 4. ``{Function, InputTensor, OutputTensor, AxisCount, Axes}``: the output
+keeps the input's rank with the reduced axes of size 1; axes are unique and in range. ARG
+outputs index the reduced axes jointly, row-major (3x3 [[1,2,3],[3,0,4],[2,5,2]] over axes
+{0,1} gives 7), ties to the first index (INCREASING) or the last (DECREASING).
+
+Each function is a :class:`schema.Reduction`: CuPy ``ReductionKernel`` parts (accumulator,
+map, reduce, identity, post-map) plus its NumPy form. The compute type ``T`` of float16 and
+bfloat16 is float32, so they accumulate in float32. Semantics where DirectML is silent (the
+same on both backends):
+
+- Integer SUM, MULTIPLY, L1, SUM_SQUARE and AVERAGE's sum wrap modulo 2**64 in the
+  accumulator and then modulo 2**bits in the output: the result is the exact one, wrapped
+  to the output type. Integer AVERAGE truncates toward zero, as DirectML's integer DIVIDE.
+- MAX and MIN propagate NaN (as the element-wise MAX/MIN); the sign of a zero result when
+  both +0 and -0 occur is unspecified. ARGMAX and ARGMIN treat NaN as winning (NumPy: the
+  first NaN's index). LOG_SUM of a negative sum is NaN; of 0 it is -inf.
+- LOG_SUM_EXP is ``m + log(sum(exp(x - m)))`` with ``m`` the maximum, so it is finite for
+  large inputs; all -inf gives -inf, any +inf gives +inf, any NaN gives NaN.
+- L2 squares in the accumulator: float32 inputs beyond about 1.8e19 overflow to inf.
+- Extensions (TensorRT's Reduce types and more): BFLOAT16 and FLOAT64 for every function;
+  8/16-bit integers for SUM, MULTIPLY, L1 and SUM_SQUARE; every integer type for AVERAGE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import numpy_impl_reduce as npr
+from .enums import AxisDirection, ReduceFunction
+from .enums import FeatureLevel as FL
+from .schema import Domain, Exprs, Field, FieldKind, OpRow, Reduction, Tier, types
+
+__all__ = ["REDUCE_ROWS"]
+
+_IN, _OUT = "input_tensor", "output_tensor"
+_SAME = ((_IN, _OUT),)
+_REDUCE_DOC = "sdk-api ns-directml-dml_reduce_operator_desc.md (reference section 4)"
+_ARG_DOC = "sdk-api ns-directml-dml_argmax_operator_desc.md (reference section 4: as REDUCE's ARGMAX/ARGMIN)"
+_ARG_OUT = "I64 I32 U64 U32"
+_SUM_BOUND = "sum"  # Reduction.error kind of an accumulated sum
+
+_NO_EXPRS = Exprs(cuda={}, numpy={})  # reductions compute through their Reduction entries
+
+
+def _tiers(*rows: tuple[FL, tuple[int, int], str, str], same: bool = True, doc: str = _REDUCE_DOC) -> tuple[Tier, ...]:
+    """``(level, dims, input types, output types or "" for the same)`` per doc table."""
+    return tuple(
+        Tier(level, dims, {_IN: types(ins), _OUT: types(outs or ins)}, _SAME if same else (), doc)
+        for level, dims, ins, outs in rows
+    )
+
+
+def _ext(ins: str, outs: str = "") -> Mapping[str, frozenset]:
+    return {_IN: types(ins), _OUT: types(outs or ins)}
+
+
+_D4, _D8 = (4, 4), (1, 8)
+_ARG_TIERS_3_0 = (FL.FL_3_0, _D8, "F32 F16 I32 I16 I8 U32 U16 U8", _ARG_OUT)
+_ARG_TIERS_4_1 = (FL.FL_4_1, _D8, "F32 F16 all-int", _ARG_OUT)
+
+VARIANT_TIERS: dict[str, tuple[Tier, ...]] = {}
+for _f in ("ARGMAX", "ARGMIN"):
+    VARIANT_TIERS[_f] = _tiers(
+        (FL.FL_1_0, _D4, "F32 F16", "U32"),
+        (FL.FL_2_1, _D4, "F32 F16 I32 I16 I8 U32 U16 U8", "U32"),
+        _ARG_TIERS_3_0,
+        _ARG_TIERS_4_1,
+        same=False,
+    )
+for _f in ("AVERAGE", "L2", "LOG_SUM", "LOG_SUM_EXP"):
+    VARIANT_TIERS[_f] = _tiers((FL.FL_1_0, _D4, "F32 F16", ""), (FL.FL_3_0, _D8, "F32 F16", ""))
+for _f in ("L1", "SUM_SQUARE"):
+    VARIANT_TIERS[_f] = _tiers(
+        (FL.FL_1_0, _D4, "F32 F16", ""),
+        (FL.FL_3_0, _D8, "F32 F16", ""),
+        (FL.FL_5_0, _D8, "F32 F16 I64 I32 U64 U32", ""),
+    )
+for _f in ("MAX", "MIN"):
+    VARIANT_TIERS[_f] = _tiers(
+        (FL.FL_1_0, _D4, "F32 F16", ""),
+        (FL.FL_2_1, _D4, "F32 F16 I32 U32", ""),
+        (FL.FL_3_0, _D8, "F32 F16 I32 I16 I8 U32 U16 U8", ""),
+        (FL.FL_5_0, _D8, "F32 F16 all-int", ""),
+    )
+for _f in ("MULTIPLY", "SUM"):
+    VARIANT_TIERS[_f] = _tiers(
+        (FL.FL_1_0, _D4, "F32 F16", ""),
+        (FL.FL_2_1, _D4, "F32 F16 I32 U32", ""),
+        (FL.FL_3_0, _D8, "F32 F16 I32 U32", ""),
+        (FL.FL_5_0, _D8, "F32 F16 I64 I32 U64 U32", ""),
+    )
+VARIANT_TIERS = {f.name: VARIANT_TIERS[f.name] for f in ReduceFunction}  # directml.h order
+
+_FLOAT_EXT = "BF16 F64"
+VARIANT_EXTENSIONS: dict[str, Mapping[str, frozenset]] = {
+    "ARGMAX": _ext(_FLOAT_EXT, ""),
+    "ARGMIN": _ext(_FLOAT_EXT, ""),
+    "AVERAGE": _ext(f"{_FLOAT_EXT} all-int"),
+    "L1": _ext(f"{_FLOAT_EXT} I16 I8 U16 U8"),
+    "L2": _ext(_FLOAT_EXT),
+    "LOG_SUM": _ext(_FLOAT_EXT),
+    "LOG_SUM_EXP": _ext(_FLOAT_EXT),
+    "MAX": _ext(_FLOAT_EXT),
+    "MIN": _ext(_FLOAT_EXT),
+    "MULTIPLY": _ext(f"{_FLOAT_EXT} I16 I8 U16 U8"),
+    "SUM": _ext(f"{_FLOAT_EXT} I16 I8 U16 U8"),
+    "SUM_SQUARE": _ext(f"{_FLOAT_EXT} I16 I8 U16 U8"),
+}
+for _f in ("ARGMAX", "ARGMIN"):  # the output keeps DirectML's index types; no extension there
+    VARIANT_EXTENSIONS[_f] = {_IN: types(_FLOAT_EXT), _OUT: frozenset()}
+
+_WIDE = {"float": "T", "int": "unsigned long long"}  # adding/multiplying accumulators
+_ZERO = {"any": "static_cast<A>(0)"}
+_PLUS = {"any": "a + b"}
+_SAME_POST = {"any": "a"}
+
+
+def _arg(is_max: bool, last: bool, summary: str) -> Reduction:
+    flags = f"{str(is_max).lower()}, {str(last).lower()}"
+    return Reduction(
+        summary=summary,
+        accumulator={"any": "gpuops_arg<T>"},
+        map={"any": "gpuops_arg<T>(x, _J)"},
+        reduce={"any": f"gpuops_arg_pick<{flags}>(a, b)"},
+        identity={"any": "gpuops_arg<T>()"},
+        post={"any": "a.index"},
+        numpy=npr.ARG[(is_max, last)],
+        helpers=("reduce_arg",),
+    )
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "ARGMAX": _arg(True, False, "index of the maximum over the axes, first on ties"),
+    "ARGMIN": _arg(False, False, "index of the minimum over the axes, first on ties"),
+    "AVERAGE": Reduction(
+        summary="(x1 + ... + xn) / n",
+        accumulator=_WIDE,
+        map={"float": "x", "int": "gpuops_wide(x)"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post={"float": "a / static_cast<A>(n)", "int": "gpuops_int_average<T>(a, n)"},
+        numpy=npr.REDUCE["AVERAGE"],
+        error=("mean", 1.0),
+        helpers=("reduce_int",),
+    ),
+    "L1": Reduction(
+        summary="|x1| + ... + |xn|",
+        accumulator=_WIDE,
+        map={"float": "fabs(x)", "int": "gpuops_wide_abs(x)"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post=_SAME_POST,
+        numpy=npr.REDUCE["L1"],
+        error=(_SUM_BOUND, 1.0),
+        helpers=("reduce_int",),
+    ),
+    "L2": Reduction(
+        summary="sqrt(x1^2 + ... + xn^2)",
+        accumulator={"float": "T"},
+        map={"float": "x * x"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post={"float": "sqrt(a)"},
+        numpy=npr.REDUCE["L2"],
+        error=("relative", 1.0),
+    ),
+    "LOG_SUM": Reduction(
+        summary="log(x1 + ... + xn)",
+        accumulator={"float": "T"},
+        map={"float": "x"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post={"float": "log(a)"},
+        numpy=npr.REDUCE["LOG_SUM"],
+        error=("log", 2.0),
+    ),
+    "LOG_SUM_EXP": Reduction(
+        summary="log(exp(x1) + ... + exp(xn)), computed as m + log(sum exp(x - m)), m = max",
+        accumulator={"float": "gpuops_lse<T>"},
+        map={"float": "gpuops_lse<T>(x)"},
+        reduce={"float": "gpuops_lse_combine(a, b)"},
+        identity={"float": "gpuops_lse<T>()"},
+        post={"float": "gpuops_lse_result(a)"},
+        numpy=npr.REDUCE["LOG_SUM_EXP"],
+        error=("lse", 4.0),
+        helpers=("reduce_lse",),
+    ),
+    "MAX": Reduction(
+        summary="max(x1, ..., xn), NaN if any is NaN",
+        accumulator={"any": "T"},
+        map={"any": "x"},
+        reduce={"float": "gpuops_max_nan(a, b)", "int": "(a > b ? a : b)"},
+        identity={"any": "gpuops_lowest<T>()"},
+        post=_SAME_POST,
+        numpy=npr.REDUCE["MAX"],
+        helpers=("nan_max_min", "reduce_limits"),
+    ),
+    "MIN": Reduction(
+        summary="min(x1, ..., xn), NaN if any is NaN",
+        accumulator={"any": "T"},
+        map={"any": "x"},
+        reduce={"float": "gpuops_min_nan(a, b)", "int": "(a < b ? a : b)"},
+        identity={"any": "gpuops_highest<T>()"},
+        post=_SAME_POST,
+        numpy=npr.REDUCE["MIN"],
+        helpers=("nan_max_min", "reduce_limits"),
+    ),
+    "MULTIPLY": Reduction(
+        summary="x1 * ... * xn",
+        accumulator=_WIDE,
+        map={"float": "x", "int": "gpuops_wide(x)"},
+        reduce={"any": "a * b"},
+        identity={"any": "static_cast<A>(1)"},
+        post=_SAME_POST,
+        numpy=npr.REDUCE["MULTIPLY"],
+        error=("relative", 1.0),
+        helpers=("reduce_int",),
+    ),
+    "SUM": Reduction(
+        summary="x1 + ... + xn",
+        accumulator=_WIDE,
+        map={"float": "x", "int": "gpuops_wide(x)"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post=_SAME_POST,
+        numpy=npr.REDUCE["SUM"],
+        error=(_SUM_BOUND, 1.0),
+        helpers=("reduce_int",),
+    ),
+    "SUM_SQUARE": Reduction(
+        summary="x1^2 + ... + xn^2",
+        accumulator=_WIDE,
+        map={"float": "x * x", "int": "gpuops_wide(x) * gpuops_wide(x)"},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post=_SAME_POST,
+        numpy=npr.REDUCE["SUM_SQUARE"],
+        error=(_SUM_BOUND, 1.0),
+        helpers=("reduce_int",),
+    ),
+}
+assert list(REDUCTIONS) == [f.name for f in ReduceFunction]
+
+
+def _union(variants: Mapping[str, tuple[Tier, ...]]) -> tuple[Tier, ...]:
+    """The operator's tiers without a function: at each level, what any function accepts."""
+    levels = sorted({t.since for ts in variants.values() for t in ts})
+    out = []
+    for level in levels:
+        present = [max((t for t in ts if t.since <= level), key=lambda t: t.since) for ts in variants.values()]
+        dims = (min(t.dims[0] for t in present), max(t.dims[1] for t in present))
+        roles = {r: frozenset().union(*(t.types[r] for t in present)) for r in (_IN, _OUT)}
+        out.append(Tier(level, dims, roles, (), f"{_REDUCE_DOC}; union over the functions"))
+    return tuple(out)
+
+
+def _axes_field() -> Field:
+    return Field("axes", FieldKind.AXES)
+
+
+REDUCE = OpRow(
+    name="REDUCE",
+    struct="DML_REDUCE_OPERATOR_DESC",
+    fields=(
+        Field("function", FieldKind.SELECTOR, enum_type=ReduceFunction),
+        Field(_IN, FieldKind.INPUT_TENSOR),
+        Field(_OUT, FieldKind.OUTPUT_TENSOR),
+        _axes_field(),
+    ),
+    domain=Domain.ARITH,
+    exprs=_NO_EXPRS,
+    tiers=_union(VARIANT_TIERS),
+    summary="reduces the input over the listed axes with one of twelve functions",
+    in_place=False,
+    family="reduce",
+    selector="function",
+    variant_tiers=VARIANT_TIERS,
+    variant_extension_types=VARIANT_EXTENSIONS,
+    reductions=REDUCTIONS,
+    extension_types={
+        _IN: frozenset().union(*(e[_IN] for e in VARIANT_EXTENSIONS.values())),
+        _OUT: frozenset().union(*(e[_OUT] for e in VARIANT_EXTENSIONS.values())),
+    },
+)
+
+
+def _arg_row(name: str, is_max: bool) -> OpRow:
+    word = "maximum" if is_max else "minimum"
+    return OpRow(
+        name=name,
+        struct=f"DML_{name}_OPERATOR_DESC",
+        fields=(
+            Field(_IN, FieldKind.INPUT_TENSOR),
+            Field(_OUT, FieldKind.OUTPUT_TENSOR),
+            _axes_field(),
+            Field("axis_direction", FieldKind.SELECTOR, default=AxisDirection.INCREASING, enum_type=AxisDirection),
+        ),
+        domain=Domain.ARITH,
+        exprs=_NO_EXPRS,
+        tiers=_tiers(_ARG_TIERS_3_0, _ARG_TIERS_4_1, same=False, doc=_ARG_DOC.replace("argmax", name.lower())),
+        summary=f"index of the {word} over the axes, row-major over them; ties by axis_direction",
+        in_place=False,
+        family="reduce",
+        selector="axis_direction",
+        reductions={
+            "INCREASING": _arg(is_max, False, f"index of the {word}, first on ties"),
+            "DECREASING": _arg(is_max, True, f"index of the {word}, last on ties"),
+        },
+        extension_types={_IN: types(_FLOAT_EXT)},
+    )
+
+
+REDUCE_ROWS: tuple[OpRow, ...] = (REDUCE, _arg_row("ARGMAX", True), _arg_row("ARGMIN", False))

@@ -1,0 +1,161 @@
+"""How a reduction runs on the GPU: one ``ReductionKernel`` launch, or two passes.
+
+CuPy's ``ReductionKernel`` gives each block a few outputs (cupy/_core/_reduction.pyx
+``_get_block_specs``), so a reduction to few outputs runs on few blocks, down to a single
+block for a full reduction (cupy#6512: ``sum`` of 2**22 doubles 3.06 ms on one block vs
+0.32 ms split across blocks, sonots/cumo#235). gpuops decides on the host, once per
+compiled operator:
+
+- **one pass** when there are enough outputs (``TwoPassPolicy.max_outputs`` or more), the
+  reduction is short (fewer than ``min_reduced`` elements per output) or the whole input is
+  small (fewer than ``min_total`` elements: one launch beats two there);
+- **two passes** otherwise: the first reduced axis (after dropping size-1 axes and merging
+  contiguous neighbours) is split into ``parts`` pieces of ``q`` elements, kept as an output
+  axis, so pass 1 has ``outputs * parts`` outputs and fills the GPU; a remainder of fewer
+  than ``q`` elements, if any, is one more part, reduced by its own launch. Pass 2 reduces
+  the parts. Partial accumulators keep the accumulator type (float32 for 16-bit floats).
+
+Everything here is shape arithmetic on (sizes, element strides), shared by tests on the CPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "Layout",
+    "TwoPassPlan",
+    "TwoPassPolicy",
+    "plan_two_pass",
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TwoPassPolicy:
+    """When to split a reduction, and into how many parts (see the module docstring).
+
+    The defaults are untuned first choices (no GPU has run them yet; the reduction cases of
+    ``python -m benchmarks`` on a GPU will tell). CuPy's block takes up to 32 neighbouring
+    outputs when they are contiguous in the input (``_get_block_specs``), else about one, so
+    8192 outputs make 256+ blocks (two per SM of an H100). Pass 1 aims at ``target_blocks``
+    blocks, each part holding at least ``min_part`` elements.
+    """
+
+    max_outputs: int = 8192
+    min_reduced: int = 8192
+    min_total: int = 1 << 18
+    target_blocks: int = 1024
+    min_part: int = 512
+
+
+DEFAULT_POLICY = TwoPassPolicy()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Layout:
+    """A strided view of the input: sizes, element strides, element offset, reduced axes.
+
+    ``dims`` maps each dimension to the original dimension it starts at (after merging).
+    """
+
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+    axes: tuple[int, ...]
+    dims: tuple[int, ...] = ()
+
+    @property
+    def out_sizes(self) -> tuple[int, ...]:
+        """The keepdims output shape of this layout."""
+        return tuple(1 if i in self.axes else s for i, s in enumerate(self.sizes))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TwoPassPlan:
+    """Pass 1 reduces ``main`` (and ``rest``) into partials; pass 2 reduces the partials.
+
+    ``partial_sizes`` is the output's shape with the split axis ``axis`` holding the parts;
+    ``main`` writes parts ``[0, parts)``, viewed with a unit axis after ``axis``; ``rest``
+    (when the split left a remainder) writes part ``parts``. ``span`` is the number of
+    reduced elements per part: part ``p`` starts at reduced index ``p * span``.
+    """
+
+    input: Layout
+    main: Layout
+    rest: Layout | None
+    axis: int
+    parts: int
+    span: int
+    partial_sizes: tuple[int, ...]
+
+    @property
+    def total_parts(self) -> int:
+        return self.parts + (self.rest is not None)
+
+
+def _simplify(sizes: tuple[int, ...], strides: tuple[int, ...], axes: tuple[int, ...]) -> Layout:
+    """Drop size-1 reduced axes and merge neighbouring reduced axes that form one stride run.
+
+    Row-major order over the reduced axes is kept, so an index over them is unchanged.
+    """
+    red = set(axes)
+    s_out: list[int] = []
+    st_out: list[int] = []
+    ax_out: list[int] = []
+    dims: list[int] = []
+    for i, (s, st) in enumerate(zip(sizes, strides, strict=True)):
+        if i in red and s == 1:
+            continue
+        if i in red and ax_out and ax_out[-1] == len(s_out) - 1 and st_out[-1] == st * s:
+            s_out[-1] *= s
+            st_out[-1] = st
+            continue
+        if i in red:
+            ax_out.append(len(s_out))
+        s_out.append(s)
+        st_out.append(st)
+        dims.append(i)
+    return Layout(tuple(s_out), tuple(st_out), 0, tuple(ax_out), tuple(dims))
+
+
+def plan_two_pass(
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    axes: tuple[int, ...],
+    policy: TwoPassPolicy = DEFAULT_POLICY,
+) -> TwoPassPlan | None:
+    """The two-pass layout of a reduction, or None when one launch is the right choice."""
+    red = set(axes)
+    outputs = math.prod(s for i, s in enumerate(sizes) if i not in red)
+    reduced = math.prod(sizes[i] for i in red)
+    if outputs >= policy.max_outputs or reduced < policy.min_reduced or outputs * reduced < policy.min_total:
+        return None
+    lay = _simplify(sizes, strides, axes)
+    r = lay.axes[0]
+    length = lay.sizes[r]
+    inner = math.prod(lay.sizes[a] for a in lay.axes[1:])
+    # Outputs per CuPy block in pass 1: up to 32 when the innermost dimension is a kept,
+    # contiguous one (its outputs are neighbours in memory), else one.
+    last = len(lay.sizes) - 1
+    per_block = min(32, lay.sizes[last]) if last not in lay.axes and lay.strides[last] == 1 else 1
+    want = max(2, policy.target_blocks * per_block // outputs)
+    parts = min(length, want, max(1, reduced // policy.min_part))
+    if parts < 2:
+        return None
+    q = length // parts
+    rem = length - parts * q
+    st = lay.strides[r]
+    main = Layout(
+        lay.sizes[:r] + (parts, q) + lay.sizes[r + 1 :],
+        lay.strides[:r] + (q * st, st) + lay.strides[r + 1 :],
+        0,
+        tuple(a + 1 if a >= r else a for a in lay.axes),
+    )
+    rest = None
+    if rem:
+        rest = Layout(lay.sizes[:r] + (rem,) + lay.sizes[r + 1 :], lay.strides, parts * q * st, lay.axes)
+    partial = lay.out_sizes
+    partial = partial[:r] + (parts + (rem > 0),) + partial[r + 1 :]
+    return TwoPassPlan(lay, main, rest, r, parts, q * inner, partial)
