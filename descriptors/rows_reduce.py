@@ -131,31 +131,54 @@ def _arg(is_max: bool, last: bool, summary: str) -> Reduction:
     )
 
 
+def _added(
+    name: str,
+    summary: str,
+    float_map: str,
+    int_map: str,
+    post: Mapping[str, str] = _SAME_POST,
+    error: tuple[str, float] = (_SUM_BOUND, 1.0),
+) -> Reduction:
+    """A sum of mapped values: SUM, L1, SUM_SQUARE, AVERAGE (integers in 64-bit wrapping)."""
+    return Reduction(
+        summary=summary,
+        accumulator=_WIDE,
+        map={"float": float_map, "int": int_map},
+        reduce=_PLUS,
+        identity=_ZERO,
+        post=post,
+        numpy=npr.REDUCE[name],
+        error=error,
+        helpers=("reduce_int",),
+    )
+
+
+def _extreme(name: str, word: str, better: str, identity: str) -> Reduction:
+    """MAX / MIN: exact, in the compute type; NaN propagates for floats."""
+    return Reduction(
+        summary=f"{word}(x1, ..., xn), NaN if any is NaN",
+        accumulator={"any": "T"},
+        map={"any": "x"},
+        reduce={"float": f"gpuops_{word}_nan(a, b)", "int": f"(a {better} b ? a : b)"},
+        identity={"any": identity},
+        post=_SAME_POST,
+        numpy=npr.REDUCE[name],
+        helpers=("nan_max_min", "reduce_limits"),
+    )
+
+
 REDUCTIONS: dict[str, Reduction] = {
     "ARGMAX": _arg(True, False, "index of the maximum over the axes, first on ties"),
     "ARGMIN": _arg(False, False, "index of the minimum over the axes, first on ties"),
-    "AVERAGE": Reduction(
-        summary="(x1 + ... + xn) / n",
-        accumulator=_WIDE,
-        map={"float": "x", "int": "gpuops_wide(x)"},
-        reduce=_PLUS,
-        identity=_ZERO,
+    "AVERAGE": _added(
+        "AVERAGE",
+        "(x1 + ... + xn) / n",
+        "x",
+        "gpuops_wide(x)",
         post={"float": "a / static_cast<A>(n)", "int": "gpuops_int_average<T>(a, n)"},
-        numpy=npr.REDUCE["AVERAGE"],
         error=("mean", 1.0),
-        helpers=("reduce_int",),
     ),
-    "L1": Reduction(
-        summary="|x1| + ... + |xn|",
-        accumulator=_WIDE,
-        map={"float": "fabs(x)", "int": "gpuops_wide_abs(x)"},
-        reduce=_PLUS,
-        identity=_ZERO,
-        post=_SAME_POST,
-        numpy=npr.REDUCE["L1"],
-        error=(_SUM_BOUND, 1.0),
-        helpers=("reduce_int",),
-    ),
+    "L1": _added("L1", "|x1| + ... + |xn|", "fabs(x)", "gpuops_wide_abs(x)"),
     "L2": Reduction(
         summary="sqrt(x1^2 + ... + xn^2)",
         accumulator={"float": "T"},
@@ -187,26 +210,8 @@ REDUCTIONS: dict[str, Reduction] = {
         error=("lse", 4.0),
         helpers=("reduce_lse",),
     ),
-    "MAX": Reduction(
-        summary="max(x1, ..., xn), NaN if any is NaN",
-        accumulator={"any": "T"},
-        map={"any": "x"},
-        reduce={"float": "gpuops_max_nan(a, b)", "int": "(a > b ? a : b)"},
-        identity={"any": "gpuops_lowest<T>()"},
-        post=_SAME_POST,
-        numpy=npr.REDUCE["MAX"],
-        helpers=("nan_max_min", "reduce_limits"),
-    ),
-    "MIN": Reduction(
-        summary="min(x1, ..., xn), NaN if any is NaN",
-        accumulator={"any": "T"},
-        map={"any": "x"},
-        reduce={"float": "gpuops_min_nan(a, b)", "int": "(a < b ? a : b)"},
-        identity={"any": "gpuops_highest<T>()"},
-        post=_SAME_POST,
-        numpy=npr.REDUCE["MIN"],
-        helpers=("nan_max_min", "reduce_limits"),
-    ),
+    "MAX": _extreme("MAX", "max", ">", "gpuops_lowest<T>()"),
+    "MIN": _extreme("MIN", "min", "<", "gpuops_highest<T>()"),
     "MULTIPLY": Reduction(
         summary="x1 * ... * xn",
         accumulator=_WIDE,
@@ -218,28 +223,8 @@ REDUCTIONS: dict[str, Reduction] = {
         error=("relative", 1.0),
         helpers=("reduce_int",),
     ),
-    "SUM": Reduction(
-        summary="x1 + ... + xn",
-        accumulator=_WIDE,
-        map={"float": "x", "int": "gpuops_wide(x)"},
-        reduce=_PLUS,
-        identity=_ZERO,
-        post=_SAME_POST,
-        numpy=npr.REDUCE["SUM"],
-        error=(_SUM_BOUND, 1.0),
-        helpers=("reduce_int",),
-    ),
-    "SUM_SQUARE": Reduction(
-        summary="x1^2 + ... + xn^2",
-        accumulator=_WIDE,
-        map={"float": "x * x", "int": "gpuops_wide(x) * gpuops_wide(x)"},
-        reduce=_PLUS,
-        identity=_ZERO,
-        post=_SAME_POST,
-        numpy=npr.REDUCE["SUM_SQUARE"],
-        error=(_SUM_BOUND, 1.0),
-        helpers=("reduce_int",),
-    ),
+    "SUM": _added("SUM", "x1 + ... + xn", "x", "gpuops_wide(x)"),
+    "SUM_SQUARE": _added("SUM_SQUARE", "x1^2 + ... + xn^2", "x * x", "gpuops_wide(x) * gpuops_wide(x)"),
 }
 assert list(REDUCTIONS) == [f.name for f in ReduceFunction]
 
