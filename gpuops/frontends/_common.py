@@ -1,0 +1,145 @@
+"""What the front-ends share: arrays in and out, and running a descriptor on a device.
+
+A front-end only translates: it turns a call in its own vocabulary into a descriptor and
+runs it here (``Device.create_operator`` + ``compile_operator``, cached per descriptor, then
+``execute``); it has no op logic of its own. Arrays: NumPy arrays (and anything
+``numpy.asarray`` takes) on the NumPy backend; CuPy arrays, and anything with
+``__cuda_array_interface__`` or ``__dlpack__`` (a torch tensor on the GPU), on the CuPy
+backend. Nothing is moved between host and GPU behind the caller's back: an array of the
+other side is a ``TypeError`` saying so.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from descriptors import DataType, OperatorDesc, TensorDesc
+
+from ..device import CompiledOperator, Device
+
+__all__ = [
+    "Arrays",
+    "compiled",
+    "default_device",
+    "empty",
+    "flat_buffer",
+    "return_like",
+    "run",
+    "shape_of",
+    "tensor",
+    "to_backend",
+]
+
+
+@functools.cache
+def default_device() -> Device:
+    """The device front-end calls use without ``device=``: ``Device("auto")``, made once."""
+    return Device("auto")
+
+
+def _is_cupy(x: object) -> bool:
+    return type(x).__module__.split(".")[0] == "cupy"
+
+
+class Arrays:
+    """The array module of a device (numpy or cupy) and conversions into it."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        if device.backend == "cupy":
+            import cupy
+
+            self.xp: Any = cupy
+        else:
+            self.xp = np
+
+    def asarray(self, x: object, what: str) -> Any:
+        """``x`` as an array of this backend, without copying where it already is one."""
+        if self.device.backend == "numpy":
+            if _is_cupy(x) or hasattr(x, "__cuda_array_interface__"):
+                raise TypeError(
+                    f"{what} is a GPU array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
+                    "NumPy backend: pass a NumPy array, or use device=gpuops.Device('cupy')"
+                )
+            return np.asarray(x)
+        cupy = self.xp
+        if isinstance(x, cupy.ndarray):
+            return x
+        if hasattr(x, "__cuda_array_interface__"):
+            return cupy.asarray(x)
+        if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
+            return cupy.from_dlpack(x)
+        raise TypeError(
+            f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the CuPy "
+            "backend: pass a CuPy array (cupy.asarray(x)) or a GPU tensor"
+        )
+
+
+def to_backend(device: Device, x: object, what: str) -> Any:
+    """``x`` as an array of ``device``'s backend (see :class:`Arrays`)."""
+    return Arrays(device).asarray(x, what)
+
+
+def data_type(arr: Any, what: str) -> DataType:
+    """The DataType of an array, or a TypeError naming the argument and the dtype."""
+    try:
+        return DataType.from_numpy(arr.dtype)
+    except TypeError:
+        raise TypeError(f"{what} has dtype {arr.dtype}, which gpuops has no DataType for") from None
+
+
+def shape_of(shape: Sequence[int]) -> tuple[int, ...]:
+    """DirectML tensors have at least one dimension: a 0-d array runs as shape (1,)."""
+    return tuple(int(s) for s in shape) or (1,)
+
+
+def tensor(dt: DataType, sizes: Sequence[int], to: Sequence[int] | None = None) -> TensorDesc:
+    """A packed tensor of ``sizes``, or one read as ``to`` through zero strides (broadcast)."""
+    sizes = shape_of(sizes)
+    if to is None or tuple(to) == sizes:
+        return TensorDesc(dt, sizes)
+    return TensorDesc.broadcast(dt, sizes, to=shape_of(to))
+
+
+def flat_buffer(xp: Any, arr: Any) -> Any:
+    """A C-contiguous 1-D buffer with ``arr``'s elements (``arr``'s own memory when it is one)."""
+    return xp.ascontiguousarray(arr).reshape(-1)
+
+
+def empty(xp: Any, shape: Sequence[int], dt: DataType) -> Any:
+    return xp.empty(shape_of(shape), dtype=dt.numpy_dtype)
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled(device: Device, desc: OperatorDesc) -> CompiledOperator:
+    """The compiled operator of ``desc`` on ``device`` (descriptors are frozen, so hashable)."""
+    return device.compile_operator(device.create_operator(desc))
+
+
+def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) -> None:
+    """Run ``desc`` with these backend arrays (any layout; 0-d allowed) into ``output``.
+
+    ``output`` must be C-contiguous (a front-end allocates it, or checks a caller's); inputs
+    are read through contiguous buffers, copied only when not contiguous already.
+    """
+    xp = Arrays(device).xp
+    bufs = [flat_buffer(xp, a) for a in inputs]
+    out = output.reshape(-1)
+    if math.prod(output.shape) and not output.flags.c_contiguous:  # pragma: no cover - callers guard
+        raise ValueError("run: output must be C-contiguous")
+    compiled(device, desc).execute(bufs, [out])
+
+
+def return_like(template: object, out: Any) -> Any:
+    """``out`` as the kind of array the caller passed (a torch tensor for a torch tensor)."""
+    module = type(template).__module__.split(".")[0]
+    if module == "torch":
+        import torch
+
+        return torch.from_dlpack(out)
+    return out
