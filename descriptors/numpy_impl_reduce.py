@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["ARG", "REDUCE"]
+__all__ = ["ARG", "REDUCE", "SINGLE_UFUNC", "accumulator_dtype"]
 
 Axes = tuple[int, ...]
 
@@ -114,6 +114,21 @@ REDUCE: dict[str, Callable[..., np.ndarray]] = {
     "SUM": _sum,
     "SUM_SQUARE": _sum_square,
 }
+
+# Functions that are one ufunc reduction in the accumulator type: the backend may reduce
+# straight into the output when the output has that type (no temporary, no second pass).
+SINGLE_UFUNC: dict[str, tuple[np.ufunc, bool]] = {  # name -> (ufunc, accumulates wide)
+    "SUM": (np.add, True),
+    "MULTIPLY": (np.multiply, True),
+    "MAX": (np.maximum, False),
+    "MIN": (np.minimum, False),
+}
+
+
+def accumulator_dtype(name: str, compute: np.dtype) -> np.dtype:
+    """The NumPy accumulator of a SINGLE_UFUNC function for compute type ``compute``."""
+    return _wide(compute) if SINGLE_UFUNC[name][1] else compute
+
 
 ARG: dict[tuple[bool, bool], Callable[..., np.ndarray]] = {
     (is_max, last): _arg(is_max, last) for is_max in (True, False) for last in (False, True)

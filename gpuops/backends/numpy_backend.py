@@ -19,6 +19,7 @@ import numpy as np
 
 from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
+from descriptors.numpy_impl_reduce import SINGLE_UFUNC, accumulator_dtype
 from descriptors.schema import Domain, OpRow
 
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
@@ -166,8 +167,19 @@ class NumpyReduceKernel:
         self.plan = compute_plan(row, dtypes)
         self.impl = row.reductions[variant].numpy
         self.compute = self.plan.compute.numpy_dtype
+        # SUM/MULTIPLY/MAX/MIN whose output has the accumulator's type: one ufunc reduction
+        # straight into the output view (no temporary result, no copy).
+        self.into: tuple[np.ufunc, np.dtype] | None = None
+        if row.selector == "function" and variant in SINGLE_UFUNC:
+            acc = accumulator_dtype(variant, self.compute)
+            if acc == dtypes[row.output_fields[0].name].numpy_dtype:
+                self.into = (SINGLE_UFUNC[variant][0], acc)
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
         with np.errstate(all="ignore"):
+            if self.into is not None:
+                ufunc, acc = self.into
+                ufunc.reduce(x, axis=axes, dtype=acc, keepdims=True, out=out)
+                return
             result = self.impl(x, axes, n, self.compute)
             np.copyto(out, result, casting="unsafe")
