@@ -12,7 +12,6 @@ other side is a ``TypeError`` saying so.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -121,18 +120,39 @@ def compiled(device: Device, desc: OperatorDesc) -> CompiledOperator:
     return device.compile_operator(device.create_operator(desc))
 
 
+def _sized(xp: Any, buf: Any, need_bytes: int) -> Any:
+    """``buf``, or a zero-padded copy when it is shorter than the tensor's byte size.
+
+    ``total_tensor_size_in_bytes`` rounds up to a multiple of 4 (DMLCalcBufferTensorSize),
+    so three int8 or float16 elements need a 4- or 8-byte buffer; only such small odd-sized
+    8/16-bit tensors pay for the copy.
+    """
+    count = -(-need_bytes // buf.itemsize)
+    if buf.size >= count:
+        return buf
+    padded = xp.zeros(count, dtype=buf.dtype)
+    padded[: buf.size] = buf
+    return padded
+
+
 def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) -> None:
     """Run ``desc`` with these backend arrays (any layout; 0-d allowed) into ``output``.
 
     ``output`` must be C-contiguous (a front-end allocates it, or checks a caller's); inputs
-    are read through contiguous buffers, copied only when not contiguous already.
+    are read through contiguous buffers, copied only when not contiguous already (or too
+    short for the tensor's byte size, see :func:`_sized`). Passing the output array as an
+    input too runs in place when the operator allows it.
     """
     xp = Arrays(device).xp
-    bufs = [flat_buffer(xp, a) for a in inputs]
-    out = output.reshape(-1)
-    if math.prod(output.shape) and not output.flags.c_contiguous:  # pragma: no cover - callers guard
+    if not output.flags.c_contiguous:
         raise ValueError("run: output must be C-contiguous")
-    compiled(device, desc).execute(bufs, [out])
+    ins = [t for t in desc.input_tensors if t is not None]
+    bufs = [_sized(xp, flat_buffer(xp, a), t.total_tensor_size_in_bytes) for a, t in zip(inputs, ins, strict=True)]
+    out = output.reshape(-1)
+    target = _sized(xp, out, desc.output_tensors[0].total_tensor_size_in_bytes)
+    compiled(device, desc).execute(bufs, [target])
+    if target is not out:
+        out[...] = target[: out.size]
 
 
 def return_like(template: object, out: Any) -> Any:
