@@ -24,6 +24,7 @@ from ..device import CompiledOperator, Device
 __all__ = [
     "Arrays",
     "compiled",
+    "data_type",
     "default_device",
     "empty",
     "flat_buffer",
