@@ -329,6 +329,14 @@ class _Demo:
             self.to_host = np.asarray
         self.failures = 0
 
+    def put(self, a: np.ndarray) -> Any:
+        """``a`` as an array of the backend (front-ends take the backend's own arrays)."""
+        if self.device.backend == "cupy":
+            import cupy
+
+            return cupy.asarray(a)
+        return a
+
     def run(
         self,
         title: str,
@@ -373,6 +381,43 @@ class _Demo:
         print("kernel source (compiled.kernel_source):")
         print("    " + compiled.kernel_source.rstrip().replace("\n", "\n    "))
         print()
+
+
+def _frontend_demo(demo: _Demo) -> int:
+    """One call per front-end (gpuops.frontends), each checked; returns the number of checks."""
+    from .frontends import onednn, openvino, tensorrt
+
+    dev = demo.device
+    a = np.array([[-3.0, -2.0, -1.0], [0.0, 1.0, 2.0]], np.float32)
+    b = np.array([[4.0, 5.0, 6.0]], np.float32)
+    ai = np.array([[7, -7, 9], [-9, 6, -6]], np.int32)
+    bi = np.array([2, 2, -4], np.int32)
+    src = np.array([-2.0, -0.5, 0.0, 1.5], np.float32)
+    calls = [
+        (
+            "tensorrt.elementwise(input1 (2, 3), input2 (1, 3), ElementWiseOperation.PROD)",
+            lambda: tensorrt.elementwise(demo.put(a), demo.put(b), tensorrt.ElementWiseOperation.PROD, device=dev),
+            a.astype(np.float64) * b,
+        ),
+        (
+            "onednn.eltwise_forward('eltwise_relu', src, alpha=0.1)",
+            lambda: onednn.eltwise_forward("eltwise_relu", demo.put(src), alpha=0.1, device=dev),
+            np.where(src > 0, src, np.float32(0.1) * src.astype(np.float64)),
+        ),
+        (
+            "openvino.divide(a int32 (2, 3), b int32 (3,), pythondiv=True)",
+            lambda: openvino.divide(demo.put(ai), demo.put(bi), pythondiv=True, device=dev),
+            np.floor_divide(ai, bi),
+        ),
+    ]
+    print("=== Front-ends: one call each, in the seeds' own vocabularies (gpuops.frontends)")
+    for title, call, want in calls:
+        got = demo.to_host(call())
+        ok = got.shape == want.shape and bool(np.allclose(got, want, rtol=float(np.finfo(np.float32).eps), atol=0))
+        demo.failures += not ok
+        print(f"{title}\n{_show('result', got)}\ncheck: {'PASS' if ok else 'FAIL'} (vs float64 NumPy)")
+    print()
+    return len(calls)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -458,7 +503,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         note="note: keep_dims=False is the same kernel; its (1, 3) output is this buffer read without the unit axes",
     )
 
-    total = 4
+    total = 4 + _frontend_demo(demo)
     if demo.failures:
         print(f"demo: {demo.failures} of {total} checks FAILED on the {demo.device.backend} backend")
         return 1
