@@ -538,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(func=cmd_info)
 
-    demo = sub.add_parser("demo", help="run the TensorRT PROD and OpenVINO Divide broadcast examples and check them")
+    demo = sub.add_parser("demo", help="run the seeds' examples (descriptors and front-ends) and check them")
     demo.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto", help="default: auto")
     demo.set_defaults(func=cmd_demo)
     return parser
