@@ -131,7 +131,41 @@ class BindingPlan:
             raise BindingError(f"{op}: {s.role} buffer is read-only")
 
     def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
-        """Check every buffer; return True when an output shares an input's buffer (in place)."""
+        """Check every buffer; return True when an output shares an input's buffer (in place).
+
+        The common case (right counts, types, layouts and sizes; no alignment promised; no
+        buffer shared) is decided by a few attribute reads per buffer; anything else goes
+        through :meth:`check_all`, which raises with the detailed reason or agrees.
+        """
+        if (
+            type(inputs) is not list  # noqa: E721 - exact types: tuples and others take the full path
+            or type(outputs) is not list  # noqa: E721
+            or len(inputs) != len(self.inputs)
+            or len(outputs) != len(self.outputs)
+        ):
+            return self.check_all(inputs, outputs)
+        at = self.array_type
+        for s, buf in zip(self.inputs, inputs, strict=True):
+            if s.tensor is None or s.align or type(buf) is not at:
+                return self.check_all(inputs, outputs)
+            if not buf.flags.c_contiguous or buf.dtype != s.dtype or buf.nbytes < s.need:
+                return self.check_all(inputs, outputs)
+        overlap = self.may_overlap
+        for s, buf in zip(self.outputs, outputs, strict=True):
+            if s.align or type(buf) is not at:
+                return self.check_all(inputs, outputs)
+            flags = buf.flags
+            if not flags.c_contiguous or not flags.writeable or buf.dtype != s.dtype or buf.nbytes < s.need:
+                return self.check_all(inputs, outputs)
+            for ibuf in inputs:
+                if overlap(buf, ibuf):
+                    return self.check_all(inputs, outputs)
+        if len(outputs) > 1:
+            return self.check_all(inputs, outputs)
+        return False
+
+    def check_all(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
+        """Every rule, with a detailed ``BindingError`` for the first one broken."""
         ins = self._count("inputs", inputs, self.inputs)
         outs = self._count("outputs", outputs, self.outputs)
         for s, buf in zip(self.inputs, ins, strict=True):

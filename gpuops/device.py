@@ -207,13 +207,16 @@ class CompiledOperator:
         else:
             self._init_elementwise(desc, device)
         self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
+        # Element-wise with every tensor packed and of one shape: flat 1-D views, no reshapes.
+        tensors = [t for t in (*desc.input_tensors, *desc.output_tensors) if t is not None]
+        flat = not self.row.is_reduction and all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
         # (position in the inputs list, view maker) for each present input; then the output's.
         self._in_views = tuple(
-            (k, impl.view_maker(getattr(desc, f.name)))
+            (k, impl.view_maker(getattr(desc, f.name), flat))
             for k, f in enumerate(self.row.input_fields)
             if getattr(desc, f.name) is not None
         )
-        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name))
+        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name), flat)
 
     def _init_elementwise(self, desc: OperatorDesc, device: Device) -> None:
         sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
@@ -237,6 +240,7 @@ class CompiledOperator:
             self._kernel = kernels.get_or_build(
                 key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: spec.source
             )
+        self._prepared = self._kernel.prepare(self.scalars)
 
     def _init_reduction(self, desc: OperatorDesc, device: Device) -> None:
         """REDUCE / ARGMAX / ARGMIN: one kernel per (selector value, data types); the axes and
@@ -286,7 +290,7 @@ class CompiledOperator:
             else:
                 self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count)
             return
-        self._kernel.run(ins, self._out_view(outputs[0]), self.scalars, aliased)
+        self._kernel.run(ins, self._out_view(outputs[0]), self._prepared, aliased)
 
     def __repr__(self) -> str:
         return f"CompiledOperator({self.row.name}, kernel={self.spec.name}, backend={self.device.backend})"

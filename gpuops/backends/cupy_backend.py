@@ -41,14 +41,20 @@ def may_overlap(a: Any, b: Any) -> bool:
     return bool(lo_a < lo_b + b.nbytes and lo_b < lo_a + a.nbytes)
 
 
-def view_maker(tensor: TensorDesc) -> Callable[[Any], Any]:
-    """A function giving the tensor's view of a bound buffer (sizes and element strides)."""
+def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[Any], Any]:
+    """A function giving the tensor's view of a bound buffer (sizes and element strides).
+
+    ``flat=True``: the first ``element_count`` elements, 1-D (all tensors packed alike).
+    """
     import cupy
 
     sizes = tensor.sizes
+    if flat:
+        count = tensor.element_count
+        return lambda buf: buf if buf.ndim == 1 and buf.shape[0] == count else buf.reshape(-1)[:count]
     if tensor.is_packed:
         count = tensor.element_count
-        return lambda buf: buf[:count].reshape(sizes)
+        return lambda buf: buf.reshape(-1)[:count].reshape(sizes)
     byte_strides = tuple(s * tensor.data_type.itemsize for s in tensor.element_strides)
     return lambda buf: cupy.ndarray(sizes, dtype=buf.dtype, memptr=buf.data, strides=byte_strides)
 
@@ -64,8 +70,12 @@ class CupyKernel:
             spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
         )
 
-    def run(self, ins: Sequence[Any], out: Any, scalars: Mapping[str, Any], aliased: bool) -> None:
-        self.kernel(*ins, *(scalars[n] for n in self.spec.scalar_params), out)
+    def prepare(self, scalars: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The scalar arguments in the kernel's order, worked out once per compiled operator."""
+        return tuple(scalars[n] for n in self.spec.scalar_params)
+
+    def run(self, ins: Sequence[Any], out: Any, prepared: tuple[Any, ...], aliased: bool) -> None:
+        self.kernel(*ins, *prepared, out)
 
 
 def _view(buf: Any, layout: Layout, itemsize: int) -> Any:

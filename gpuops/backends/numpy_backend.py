@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,16 +36,22 @@ def pointer(buf: np.ndarray) -> int:
 may_overlap = np.may_share_memory
 
 
-def view_maker(tensor: TensorDesc) -> Callable[[np.ndarray], np.ndarray]:
+def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[np.ndarray], np.ndarray]:
     """A function giving the tensor's view of a bound buffer (sizes and element strides).
 
     Packed tensors are a slice and a reshape (sub-microsecond); others an ``np.ndarray``
-    over the buffer with byte strides (shared/reference/performance.md 3.8).
+    over the buffer with byte strides (shared/reference/performance.md 3.8). ``flat=True``
+    (all tensors of an element-wise operator packed with one shape): the first
+    ``element_count`` elements as they are, 1-D, which the element-wise math does not mind.
     """
     sizes = tensor.sizes
+    if flat:
+        assert tensor.is_packed
+        count = tensor.element_count
+        return lambda buf: buf if buf.ndim == 1 and buf.shape[0] == count else buf.reshape(-1)[:count]
     if tensor.is_packed:
         count = tensor.element_count
-        return lambda buf: buf[:count].reshape(sizes)
+        return lambda buf: buf.reshape(-1)[:count].reshape(sizes)
     byte_strides = tuple(s * tensor.data_type.itemsize for s in tensor.element_strides)
     return lambda buf: np.ndarray(sizes, dtype=buf.dtype, buffer=buf, offset=0, strides=byte_strides)
 
@@ -62,6 +68,14 @@ def _chunks(shape: tuple[int, ...]) -> Any:
     for head in itertools.product(*outer):
         for j in range(0, shape[axis], step):
             yield (*head, slice(j, j + step))
+
+
+class Prepared(NamedTuple):
+    """A kernel's arguments for one descriptor: row parameters, fused ones, ScaleBias."""
+
+    params: dict[str, Any]
+    fused_params: dict[str, Any]
+    scale_bias: tuple[np.float32, np.float32] | None
 
 
 class NumpyKernel:
@@ -98,32 +112,33 @@ class NumpyKernel:
             and (self.out_np == dtypes[self.out_role].numpy_dtype or self.bits)
         )
 
-    def _params(self, scalars: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def prepare(self, scalars: Mapping[str, Any]) -> Prepared:
+        """The per-descriptor arguments, worked out once per compiled operator, not per call."""
         params = {f.name: scalars[f.kernel_name] for f in self.row.param_fields}
         fparams = {}
         if self.fused is not None:
             fparams = {f.name: scalars[FUSED_PREFIX + f.kernel_name] for f in self.fused.param_fields}
-        return params, fparams
+        sb = (np.float32(scalars[SCALE]), np.float32(scalars[BIAS])) if self.has_scale_bias else None
+        return Prepared(params, fparams, sb)
 
-    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Mapping[str, Any], aliased: bool) -> None:
+    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
         with np.errstate(all="ignore"):
             if self.bits:
                 ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
                 out = out.view(self.out_np)
             if self.direct:
-                self.impl(*ins, out=out, **self._params(scalars)[0])
+                self.impl(*ins, out=out, **prepared.params)
                 return
-            self._chunked(ins, out, scalars, aliased)
+            self._chunked(ins, out, prepared, aliased)
 
-    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, scalars: Mapping[str, Any], aliased: bool) -> None:
-        params, fparams = self._params(scalars)
+    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
+        params, fparams, sb = prepared
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
         ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
         fused = self.fused_impl is not None
         out_needs_ws = fused or out.dtype != self.out_np or (aliased and not self.single)
         ws_out = np.empty(n, self.out_np) if out_needs_ws else None
         ws_act = np.empty(n, self.out_np) if fused else None
-        sb = (np.float32(scalars[SCALE]), np.float32(scalars[BIAS])) if self.has_scale_bias else None
         p = self.primary_index
         for idx in _chunks(out.shape):
             o = out[idx]
