@@ -137,6 +137,23 @@ def test_two_dimensional_buffer(add_op: gpuops.CompiledOperator, xp: object) -> 
     np.testing.assert_array_equal(to_host(out), np.arange(6, dtype=np.float32) * 11)
 
 
+def test_larger_multidimensional_buffers(device: gpuops.Device, xp: object) -> None:
+    """A (3, 4) buffer holds a (2, 3) tensor in its first 6 elements, for packed and strided views."""
+    padded = TensorDesc(DataType.FLOAT32, (2, 3), (4, 1))
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for desc, want in (
+        (ElementWiseAddOperatorDesc(T23, T23, T23), (host.ravel()[:6] * 2).reshape(2, 3)),
+        (ElementWiseAddOperatorDesc(padded, padded, T23), (host[:2, :3] * 2)),
+    ):
+        op = compiled(device, desc)
+        out = to_backend(xp, np.full((3, 4), SENTINEL, np.float32))
+        buf = to_backend(xp, host)
+        op.execute([buf, buf], [out])
+        got = to_host(out).ravel()
+        np.testing.assert_array_equal(got[:6].reshape(2, 3), want)
+        assert (got[6:] == SENTINEL).all()
+
+
 def test_wrong_dtype(add_op: gpuops.CompiledOperator, xp: object) -> None:
     a, b, out = operands(xp)
     a64 = to_backend(xp, np.arange(6, dtype=np.float64))
