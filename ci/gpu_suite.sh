@@ -33,6 +33,15 @@ else
     export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
     install="PYTHONPATH=$PWD (pip install -e failed)"
 fi
+# Wheels the GPU image lacks (no network there), carried in by the device tool's `carry`:
+#   pip download onnx==1.22.0 protobuf --python-version 3.12 --only-binary=:all: -d .whl
+# then run with carry [".whl"]. Without them the ONNX conformance suite is skipped with its reason.
+if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install --no-deps --no-index .whl/*.whl >>"$OUT/.pip.log" 2>&1 \
+        && install="$install; wheels: $(cd .whl && ls *.whl | tr '\n' ' ')"
+fi
+# The conformance tables (ONNX node tests, NumPy's umath accuracy) are written here too.
+export GPUOPS_CONFORMANCE_OUT="$OUT"
 
 commit="${GPUOPS_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then

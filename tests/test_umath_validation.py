@@ -106,3 +106,27 @@ def test_ulp_measure() -> None:
     assert ulp_errors(v, w).tolist() == [1.0, 1.0, 0.0, 0.0, 2.0, 0.0]
     assert ulp_errors(np.array([np.nan], np.float32), np.array([1.0], np.float32))[0] == np.inf
     assert ulp_errors(np.array([np.inf], np.float32), np.array([np.finfo(np.float32).max], np.float32))[0] == 1.0
+
+
+def test_accuracy_report(device: Any, xp: Any) -> None:
+    """The measured table (issue 6): printed, and written to ``$GPUOPS_CONFORMANCE_OUT/umath-<backend>.md``.
+
+    Each operator is also held to its stated bound here, so the report cannot show a violation.
+    """
+    lines = [
+        f"| operator ({device.backend}) | NumPy table | float32 rows | measured max ulp | stated ulp |",
+        "|---|---|---|---|---|",
+    ]
+    for name in sorted(TABLES):
+        x, want = float32_rows(TABLES[name])
+        measured = float(ulp_errors(run_float32(device, xp, name, x), want).max())
+        stated = TOLERANCE[name][0]
+        assert measured <= stated, (name, measured, stated)
+        lines.append(f"| `{name}` | {TABLES[name]} | {x.size} | {measured:g} | {stated:g} |")
+    table = "\n".join(lines) + "\n"
+    print("\n" + table)
+    out_dir = os.environ.get("GPUOPS_CONFORMANCE_OUT")
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"umath-{device.backend}.md"), "w") as fh:
+            fh.write(table)

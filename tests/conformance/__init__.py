@@ -1,0 +1,1 @@
+"""Conformance of gpuops against test data nobody here wrote (the ONNX backend node tests)."""
