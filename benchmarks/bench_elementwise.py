@@ -9,8 +9,15 @@ three alike):
 
 - ``add_f32``: ``ELEMENT_WISE_ADD`` float32 vs ``xp.add(a, b, out=c)`` vs ``xp.copyto(c, a)``.
 - ``add_f16``: float16 add (gpuops computes in float32, rounds once) vs the backend's float16 add.
+- ``add_bf16``: bfloat16 add (ml_dtypes' ufunc on the NumPy backend) likewise.
+- ``add1_relu_f32``: ``ELEMENT_WISE_ADD1`` with a fused ``ACTIVATION_RELU`` vs the two-ufunc
+  chain ``add(a, b, out=c); maximum(c, 0, out=c)``.
+- ``exp_scalebias_f32``: ``ELEMENT_WISE_EXP`` with ScaleBias vs ``multiply``, ``add``, ``exp``
+  with ``out=``.
 - ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024``; gpuops reads B through a stride-0
-  descriptor, the ufunc through NumPy/CuPy broadcasting.
+  descriptor, the ufunc through NumPy/CuPy broadcasting. ``col_bcast_f32``: ``[M, C] + [M, 1]``.
+- ``transposed_f32``: ``A.T + B`` for square ``[S, S]`` (``n = S * S``): A read through
+  transposed strides.
 - ``sum_full_f32``, ``sum_inner_f32``, ``sum_outer_f32``, ``max_inner_f32``: ``REDUCE`` over
   all of ``[n]``, over the last axis of ``[n / 1024, 1024]`` and over its first axis, vs
   ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once).
@@ -51,10 +58,14 @@ if str(ROOT) not in sys.path:  # run from anywhere: gpuops and descriptors live 
 
 import gpuops  # noqa: E402
 from descriptors import (  # noqa: E402
+    ActivationReluOperatorDesc,
     DataType,
+    ElementWiseAdd1OperatorDesc,
     ElementWiseAddOperatorDesc,
+    ElementWiseExpOperatorDesc,
     ReduceFunction,
     ReduceOperatorDesc,
+    ScaleBias,
     TensorDesc,
 )
 
@@ -65,7 +76,12 @@ OVERHEAD_N = 1000
 CASES = (
     "add_f32",
     "add_f16",
+    "add_bf16",
+    "add1_relu_f32",
+    "exp_scalebias_f32",
     "row_bcast_f32",
+    "col_bcast_f32",
+    "transposed_f32",
     "sum_full_f32",
     "sum_inner_f32",
     "sum_outer_f32",
@@ -245,6 +261,116 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+            ],
+        )
+
+    def op(self, desc: Any) -> gpuops.CompiledOperator:
+        return self.device.compile_operator(self.device.create_operator(desc))
+
+    def add1_relu(self, n: int) -> Group:
+        xp = self.xp
+        f32 = DataType.FLOAT32
+        a, b, c, c2 = (
+            self.array(n, np.float32),
+            self.array(n, np.float32),
+            self.empty(n, np.float32),
+            self.empty(n, np.float32),
+        )
+        b -= 1.5  # about half the sums negative, so RELU has work to do
+        t = TensorDesc(f32, (n,))
+        op = self.op(ElementWiseAdd1OperatorDesc(t, t, t, fused_activation=ActivationReluOperatorDesc()))
+        zero = np.float32(0)
+
+        def chain() -> None:
+            xp.add(a, b, out=c2)
+            xp.maximum(c2, zero, out=c2)
+
+        return Group(
+            "add1_relu_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant(self.baseline, chain, 12),
+                Variant("copy", lambda: xp.copyto(c2, a), 8),
+            ],
+        )
+
+    def exp_scalebias(self, n: int) -> Group:
+        xp = self.xp
+        a, c, c2 = self.array(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
+        t = TensorDesc(DataType.FLOAT32, (n,))
+        op = self.op(ElementWiseExpOperatorDesc(t, t, ScaleBias(0.5, -1.0)))
+        s, bias = np.float32(0.5), np.float32(-1.0)
+
+        def chain() -> None:
+            xp.multiply(a, s, out=c2)
+            xp.add(c2, bias, out=c2)
+            xp.exp(c2, out=c2)
+
+        return Group(
+            "exp_scalebias_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a], [c]), 8),
+                Variant(self.baseline, chain, 8),
+                Variant("copy", lambda: xp.copyto(c2, a), 8),
+            ],
+        )
+
+    def col_bcast(self, n: int) -> Group:
+        xp = self.xp
+        cols = min(ROW_C, n)
+        rows = n // cols
+        f32 = DataType.FLOAT32
+        shape = (rows, cols)
+        a, b, c = self.array(n, np.float32), self.array(rows, np.float32), self.empty(n, np.float32)
+        c_flat = self.empty(n, np.float32)
+        a2, b2, c2 = a.reshape(shape), b.reshape(rows, 1), c_flat.reshape(shape)
+        op = self.op(
+            ElementWiseAddOperatorDesc(
+                TensorDesc(f32, shape), TensorDesc.broadcast(f32, (rows, 1), to=shape), TensorDesc(f32, shape)
+            )
+        )
+        per_elem = 8 + 4 * rows / n
+        return Group(
+            "col_bcast_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant(self.baseline, lambda: xp.add(a2, b2, out=c2), per_elem),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+            ],
+        )
+
+    def transposed(self, n: int) -> Group:
+        xp = self.xp
+        side = max(1, math.isqrt(n))
+        n = side * side
+        f32 = DataType.FLOAT32
+        shape = (side, side)
+        a, b, c = self.array(n, np.float32), self.array(n, np.float32), self.empty(n, np.float32)
+        c_flat = self.empty(n, np.float32)
+        at, b2, c2 = a.reshape(shape).T, b.reshape(shape), c_flat.reshape(shape)
+        op = self.op(
+            ElementWiseAddOperatorDesc(
+                TensorDesc(f32, shape, (1, side)), TensorDesc(f32, shape), TensorDesc(f32, shape)
+            )
+        )
+        return Group(
+            "transposed_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant(self.baseline, lambda: xp.add(at, b2, out=c2), 12),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
             ],
         )
@@ -449,28 +575,29 @@ def plot(result: dict[str, Any], path: Path) -> bool:
     import matplotlib.pyplot as plt
 
     rows, baseline = result["rows"], result["baseline"]
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
-    titles = {
-        "add_f32": "ELEMENT_WISE_ADD float32 (12 B/elem counted)",
-        "add_f16": "ELEMENT_WISE_ADD float16 (6 B/elem counted)",
-        "row_bcast_f32": f"row broadcast [M, {ROW_C}] + [{ROW_C}] float32 (8 B/elem)",
-    }
+    cases = [c for c in CASES if c != "overhead_f32" and any(r["case"] == c for r in rows)]
+    ncols = 4
+    nrows = -(-(len(cases) + 1) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False)
     styles = {"gpuops": ("C0", "o", "-"), baseline: ("C1", "s", "--"), "copy": ("0.5", "^", ":")}
-    for ax, (case, title) in zip(axes.flat, titles.items(), strict=False):
+    for ax, case in zip(axes.flat, cases, strict=False):
+        bpe = next(r["bytes_per_elem"] for r in rows if r["case"] == case and r["variant"] == "gpuops")
         for variant, (color, marker, ls) in styles.items():
             pts = sorted((r["n"], r["GB_s"]) for r in rows if r["case"] == case and r["variant"] == variant)
             if not pts:
                 continue
-            label = {"gpuops": "gpuops execute()", "copy": f"{baseline}.copyto"}.get(variant, f"{baseline}.add")
+            label = {"gpuops": "gpuops execute()", "copy": f"{baseline}.copyto"}.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("elements")
         ax.set_ylabel("counted GB/s (log)")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(f"{case} ({bpe:g} B/elem counted)", fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    ax = axes.flat[3]
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(cases) + 1 :]:
+        ax.axis("off")
+    ax = axes.flat[len(cases)]
     over = [r for r in rows if r["case"] == "overhead_f32"]
     if over:
         names = [r["variant"] for r in over]
@@ -516,6 +643,16 @@ def run(
                     groups.append(bench.binary(case, n, DataType.FLOAT32))
                 elif case == "add_f16":
                     groups.append(bench.binary(case, n, DataType.FLOAT16))
+                elif case == "add_bf16":
+                    groups.append(bench.binary(case, n, DataType.BFLOAT16))
+                elif case == "add1_relu_f32":
+                    groups.append(bench.add1_relu(n))
+                elif case == "exp_scalebias_f32":
+                    groups.append(bench.exp_scalebias(n))
+                elif case == "col_bcast_f32":
+                    groups.append(bench.col_bcast(n))
+                elif case == "transposed_f32":
+                    groups.append(bench.transposed(n))
                 elif case == "row_bcast_f32":
                     groups.append(bench.row_bcast(n))
                 elif case in REDUCE_CASES:

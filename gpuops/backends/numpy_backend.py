@@ -30,6 +30,7 @@ from ..codegen import BIAS, FUSED_PREFIX, SCALE
 __all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
 CHUNK = 1 << 16
+TILE = 256
 # Split a single-ufunc call across threads from this many elements on: NumPy's ufunc loops
 # release the GIL, and two threads over halves ran np.add 1.9x faster than one call at 5e7
 # on a 2-core machine (shared/reference/performance.md); below a few MiB the pool's
@@ -57,31 +58,6 @@ def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
         if _POOL is None:
             _POOL = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="gpuops")
         return _POOL
-
-
-def _split(n: int, parts: int) -> list[slice]:
-    step = -(-n // parts)
-    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
-
-
-def _threaded_ufunc(impl: Callable[..., Any], ins: Sequence[np.ndarray], out: np.ndarray, params: dict) -> bool:
-    """Run ``impl`` over slices of the first axis on the pool; False when not worth it.
-
-    Slices are disjoint and each element is read and written by one thread only, so exact
-    in-place aliasing stays safe.
-    """
-    workers = _thread_count()
-    if workers < 2 or out.size < THREAD_MIN or out.ndim == 0 or out.shape[0] < workers:
-        return False
-    pool = _pool(workers)
-
-    def part(sl: slice) -> None:
-        with np.errstate(all="ignore"):
-            impl(*(x[sl] for x in ins), out=out[sl], **params)
-
-    for f in [pool.submit(part, sl) for sl in _split(out.shape[0], workers)]:
-        f.result()
-    return True
 
 
 def pointer(buf: np.ndarray) -> int:
@@ -123,6 +99,57 @@ def _chunks(shape: tuple[int, ...]) -> Any:
     for head in itertools.product(*outer):
         for j in range(0, shape[axis], step):
             yield (*head, slice(j, j + step))
+
+
+def _parallel(blocks: list[Any], work: Callable[[list[Any]], None], size: int) -> None:
+    """``work(blocks)`` on this thread, or split into contiguous groups over the pool.
+
+    Blocks are disjoint index tuples of the output, and every element is read and written
+    by one thread only, so exact in-place aliasing stays safe.
+    """
+    workers = _thread_count()
+    if workers < 2 or size < THREAD_MIN or len(blocks) < 2:
+        work(blocks)
+        return
+    groups = min(workers, len(blocks))
+    step = -(-len(blocks) // groups)
+    pool = _pool(workers)
+
+    def run_group(part: list[Any]) -> None:
+        with np.errstate(all="ignore"):
+            work(part)
+
+    futures = [pool.submit(run_group, blocks[i : i + step]) for i in range(0, len(blocks), step)]
+    for f in futures:
+        f.result()
+
+
+def _rows(shape: tuple[int, ...], parts: int) -> list[Any]:
+    """``parts`` slabs along the first axis (whole rows: contiguous for packed operands)."""
+    n = shape[0]
+    step = -(-n // parts)
+    return [(slice(i, min(i + step, n)),) for i in range(0, n, step)]
+
+
+def _tiles(shape: tuple[int, ...]) -> list[Any]:
+    """TILE x TILE tiles of the last two axes (for every index of the others).
+
+    A transposed operand read tile by tile touches TILE-element runs of its rows, instead of
+    one element per cache line across the whole array (shared/reference/performance.md 4.1:
+    the 6-7x cliff, 2.9x back with 256 x 256 tiles).
+    """
+    *head, rows, cols = shape
+    out = []
+    for lead in itertools.product(*(range(h) for h in head)):
+        for i in range(0, rows, TILE):
+            for j in range(0, cols, TILE):
+                out.append((*lead, slice(i, i + TILE), slice(j, j + TILE)))
+    return out
+
+
+def _strided_inner(ins: Sequence[np.ndarray]) -> bool:
+    """Some operand steps through memory along the last axis (a transposed or permuted view)."""
+    return any(v.ndim >= 2 and v.strides[-1] not in (0, v.itemsize) for v in ins)
 
 
 class Prepared(NamedTuple):
@@ -181,13 +208,29 @@ class NumpyKernel:
             if self.bits:
                 ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
                 out = out.view(self.out_np)
+            size = out.size
             if self.direct:
-                if not _threaded_ufunc(self.impl, ins, out, prepared.params):
-                    self.impl(*ins, out=out, **prepared.params)
-                return
-            self._chunked(ins, out, prepared, aliased)
+                params = prepared.params
+                if size >= TILE * TILE and out.ndim >= 2 and _strided_inner(ins):
+                    blocks = _tiles(out.shape)
+                elif size >= THREAD_MIN and out.ndim >= 1:
+                    blocks = _rows(out.shape, _thread_count())
+                else:
+                    self.impl(*ins, out=out, **params)
+                    return
 
-    def _chunked(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
+                def work(part: list[Any]) -> None:
+                    for idx in part:
+                        self.impl(*(v[idx] for v in ins), out=out[idx], **params)
+
+                _parallel(blocks, work, size)
+                return
+            blocks = list(_chunks(out.shape))
+            _parallel(blocks, lambda part: self._chunked(ins, out, prepared, aliased, part), size)
+
+    def _chunked(
+        self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool, blocks: list[Any]
+    ) -> None:
         params, fparams, sb = prepared
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
         ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
@@ -196,7 +239,7 @@ class NumpyKernel:
         ws_out = np.empty(n, self.out_np) if out_needs_ws else None
         ws_act = np.empty(n, self.out_np) if fused else None
         p = self.primary_index
-        for idx in _chunks(out.shape):
+        for idx in blocks:
             o = out[idx]
             shape, size = o.shape, o.size
             xs = []
