@@ -182,6 +182,8 @@ class NumpyKernel:
         self.has_scale_bias = has_scale_bias
         self.fused = fused
         self.fused_impl = fused.exprs.numpy_for("float") if fused is not None else None
+        # A fused activation that may write over its own input runs in place on the result.
+        self.fused_in_place = fused is not None and fused.exprs.is_single_ufunc("float")
         self.bits = row.domain is Domain.BITS
         in_np = {r: self.plan.inputs[r].numpy_dtype for r in self.in_roles}
         self.in_np = in_np
@@ -235,9 +237,12 @@ class NumpyKernel:
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
         ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
         fused = self.fused_impl is not None
-        out_needs_ws = fused or out.dtype != self.out_np or (aliased and not self.single)
-        ws_out = np.empty(n, self.out_np) if out_needs_ws else None
-        ws_act = np.empty(n, self.out_np) if fused else None
+        # The result goes straight into the output when it has the compute type, the output
+        # does not alias an input of a multi-step expression, and the activation (if any) can
+        # run in place there: no workspace, no final copy.
+        into_out = out.dtype == self.out_np and (not aliased or self.single) and (not fused or self.fused_in_place)
+        ws_out = None if into_out else np.empty(n, self.out_np)
+        ws_act = np.empty(n, self.out_np) if fused and not into_out else None
         p = self.primary_index
         for idx in blocks:
             o = out[idx]
@@ -257,6 +262,8 @@ class NumpyKernel:
                 xs.append(w)
             if ws_out is None:
                 self.impl(*xs, out=o, **params)
+                if fused:
+                    self.fused_impl(o, out=o, **fparams)
                 continue
             w = ws_out[:size].reshape(shape)
             self.impl(*xs, out=w, **params)
