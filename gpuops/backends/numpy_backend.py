@@ -107,8 +107,11 @@ def _parallel(blocks: list[Any], work: Callable[[list[Any]], None], size: int) -
     Blocks are disjoint index tuples of the output, and every element is read and written
     by one thread only, so exact in-place aliasing stays safe.
     """
+    if size < THREAD_MIN or len(blocks) < 2:
+        work(blocks)
+        return
     workers = _thread_count()
-    if workers < 2 or size < THREAD_MIN or len(blocks) < 2:
+    if workers < 2:
         work(blocks)
         return
     groups = min(workers, len(blocks))
@@ -227,7 +230,7 @@ class NumpyKernel:
 
                 _parallel(blocks, work, size)
                 return
-            blocks = list(_chunks(out.shape))
+            blocks = [()] if size <= CHUNK else list(_chunks(out.shape))  # () is the whole array
             _parallel(blocks, lambda part: self._chunked(ins, out, prepared, aliased, part), size)
 
     def _chunked(
@@ -235,7 +238,7 @@ class NumpyKernel:
     ) -> None:
         params, fparams, sb = prepared
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
-        ws_in = [np.empty(n, self.in_np[r]) for r in self.in_roles]
+        ws_in: list[np.ndarray | None] = [None] * len(self.in_roles)  # made on first need
         fused = self.fused_impl is not None
         # The result goes straight into the output when it has the compute type, the output
         # does not alias an input of a multi-step expression, and the activation (if any) can
@@ -254,7 +257,10 @@ class NumpyKernel:
                 if part.dtype == self.in_np[r] and not scaled:
                     xs.append(part)
                     continue
-                w = ws_in[i][:size].reshape(shape)
+                buf = ws_in[i]
+                if buf is None:
+                    buf = ws_in[i] = np.empty(n, self.in_np[r])
+                w = buf[:size].reshape(shape)
                 np.copyto(w, part, casting="unsafe")
                 if scaled:
                     np.multiply(w, sb[0], out=w)
