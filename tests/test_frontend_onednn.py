@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from helpers import to_host, uint_view
 from reference_backward import FORMULAS as BACKWARD_FORMULAS
-from scipy.special import erf
+from test_backward_formulas import FORWARD as SEED_FORWARD_COLUMN
 
 import gpuops
 from descriptors import (
@@ -162,30 +162,11 @@ def direct(device: gpuops.Device, desc: OperatorDesc, inputs: list[Any], xp: Any
 # ---------------------------------------------------------------------------------------------
 # The seed's forward formulas, literally, in float64 (s = src; alpha, beta as float32 values).
 
-SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+# test_backward_formulas.FORWARD is the seed's forward column; oneDNN's round is the one
+# algorithm without a backward, so it is not there.
 SEED_FORWARD: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
-    "abs": lambda s, a, b: np.where(s > 0, s, -s),
-    "bounded_relu": lambda s, a, b: np.where(s > a, a, np.where(s > 0, s, 0.0)),
-    "clip": lambda s, a, b: np.where(s > b, b, np.where(s > a, s, a)),
-    "clip_v2": lambda s, a, b: np.where(s >= b, b, np.where(s > a, s, a)),
-    "elu": lambda s, a, b: np.where(s > 0, s, a * (np.exp(s) - 1)),
-    "exp": lambda s, a, b: np.exp(s),
-    "gelu_erf": lambda s, a, b: 0.5 * s * (1 + erf(s / math.sqrt(2))),
-    "gelu_tanh": lambda s, a, b: 0.5 * s * (1 + np.tanh(SQRT_2_OVER_PI * (s + 0.044715 * s**3))),
-    "hardswish": lambda s, a, b: np.where(s > 3, s, np.where(s > -3, s * (s + 3) / 6, 0.0)),
-    "linear": lambda s, a, b: a * s + b,
-    "log": lambda s, a, b: np.log(s),
-    "logistic": lambda s, a, b: 1 / (1 + np.exp(-s)),
-    "logsigmoid": lambda s, a, b: -np.log(1 + np.exp(-s)),  # the seed's -soft_relu(-s)
-    "mish": lambda s, a, b: s * np.tanh(np.log(1 + np.exp(s))),
-    "pow": lambda s, a, b: a * s**b,
-    "relu": lambda s, a, b: np.where(s > 0, s, a * s),
+    **SEED_FORWARD_COLUMN,
     "round": lambda s, a, b: np.rint(s),  # oneDNN rounds to nearest even
-    "soft_relu": lambda s, a, b: np.log(1 + np.exp(s)),
-    "sqrt": lambda s, a, b: np.sqrt(s),
-    "square": lambda s, a, b: s**2,
-    "swish": lambda s, a, b: s / (1 + np.exp(-a * s)),
-    "tanh": lambda s, a, b: np.tanh(s),
 }
 assert set(SEED_FORWARD) == set(HAND_FORWARD) == {_base(a.value) for a in Algorithm}
 

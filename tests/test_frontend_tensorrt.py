@@ -441,14 +441,7 @@ def test_elementwise_equals_descriptor(
     """Every operation on every seed type (>= 2 per operation, bool only for AND/OR/XOR) and 3 layouts."""
     dt = DataType.from_numpy(NP_TYPES[type_name])
     out_dt = DataType.from_numpy(out_type(name, type_name))
-    seen: list[OperatorDesc] = []
-    real_run = _common.run
-
-    def spy(dev: gpuops.Device, desc: OperatorDesc, inputs: Any, output: Any) -> None:
-        seen.append(desc)
-        real_run(dev, desc, inputs, output)
-
-    monkeypatch.setattr(_common, "run", spy)
+    seen = record_runs(monkeypatch)
     rng = np.random.default_rng(zlib.crc32(f"{name} {type_name}".encode()))
     ka, kb = value_kinds(name, dt)
     for sa, sb in EW_SHAPES:
@@ -467,6 +460,19 @@ def test_elementwise_equals_descriptor(
     assert len(seen) == len(EW_SHAPES)  # one run per call
 
 
+def record_runs(monkeypatch: pytest.MonkeyPatch) -> list[OperatorDesc]:
+    """Every descriptor the front-end runs through ``_common.run``, in order."""
+    seen: list[OperatorDesc] = []
+    real_run = _common.run
+
+    def spy(dev: gpuops.Device, desc: OperatorDesc, inputs: Any, output: Any) -> None:
+        seen.append(desc)
+        real_run(dev, desc, inputs, output)
+
+    monkeypatch.setattr(_common, "run", spy)
+    return seen
+
+
 def reduce_cases() -> list[tuple[str, str]]:
     return [(name, t) for name in RO_NAMES for t in REDUCE_T.split()]
 
@@ -477,14 +483,7 @@ def test_reduce_equals_descriptor(
 ) -> None:
     """Every operation on every seed type, several bitmasks, both keep_dims: one REDUCE each."""
     dt = DataType.from_numpy(NP_TYPES[type_name])
-    seen: list[OperatorDesc] = []
-    real_run = _common.run
-
-    def spy(dev: gpuops.Device, desc: OperatorDesc, inputs: Any, output: Any) -> None:
-        seen.append(desc)
-        real_run(dev, desc, inputs, output)
-
-    monkeypatch.setattr(_common, "run", spy)
+    seen = record_runs(monkeypatch)
     rng = np.random.default_rng(zlib.crc32(f"reduce {name} {type_name}".encode()))
     shape = (2, 3, 4)
     x = random_values(dt, shape, rng, "arith")
