@@ -202,14 +202,15 @@ class CompiledOperator:
         self.dtypes = _dtypes(desc, self.row)
         impl = device._impl
         self.spec: KernelSpec | ReductionSpec
-        if self.row.is_reduction:
+        self._reduction = self.row.is_reduction
+        if self._reduction:
             self._init_reduction(desc, device)
         else:
             self._init_elementwise(desc, device)
         self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
         # Element-wise with every tensor packed and of one shape: flat 1-D views, no reshapes.
         tensors = [t for t in (*desc.input_tensors, *desc.output_tensors) if t is not None]
-        flat = not self.row.is_reduction and all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
+        flat = not self._reduction and all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
         # (position in the inputs list, view maker) for each present input; then the output's.
         self._in_views = tuple(
             (k, impl.view_maker(getattr(desc, f.name), flat))
@@ -284,11 +285,8 @@ class CompiledOperator:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
         aliased = self._binding.check(inputs, outputs)
         ins = [make(inputs[k]) for k, make in self._in_views]
-        if self.row.is_reduction:
-            if self.device.backend == "cupy":
-                self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count, self._two_pass)
-            else:
-                self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count)
+        if self._reduction:
+            self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count, self._two_pass)
             return
         self._kernel.run(ins, self._out_view(outputs[0]), self._prepared, aliased)
 

@@ -302,7 +302,8 @@ class NumpyReduceKernel:
             if acc == dtypes[row.output_fields[0].name].numpy_dtype:
                 self.into = (SINGLE_UFUNC[variant][0], acc)
 
-    def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
+    def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
+        """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here)."""
         with np.errstate(all="ignore"):
             if self.into is not None:
                 ufunc, acc = self.into

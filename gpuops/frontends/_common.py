@@ -23,6 +23,7 @@ from ..device import CompiledOperator, Device
 
 __all__ = [
     "Arrays",
+    "arrays",
     "compiled",
     "data_type",
     "default_device",
@@ -80,9 +81,15 @@ class Arrays:
         )
 
 
+@functools.lru_cache(maxsize=64)
+def arrays(device: Device) -> Arrays:
+    """The :class:`Arrays` of a device, made once (front-end calls are a hot path)."""
+    return Arrays(device)
+
+
 def to_backend(device: Device, x: object, what: str) -> Any:
     """``x`` as an array of ``device``'s backend (see :class:`Arrays`)."""
-    return Arrays(device).asarray(x, what)
+    return arrays(device).asarray(x, what)
 
 
 def data_type(arr: Any, what: str) -> DataType:
@@ -144,7 +151,7 @@ def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) 
     short for the tensor's byte size, see :func:`_sized`). Passing the output array as an
     input too runs in place when the operator allows it.
     """
-    xp = Arrays(device).xp
+    xp = arrays(device).xp
     if not output.flags.c_contiguous:
         raise ValueError("run: output must be C-contiguous")
     ins = [t for t in desc.input_tensors if t is not None]

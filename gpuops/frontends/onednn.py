@@ -88,6 +88,7 @@ from descriptors import DataType, OperatorDesc, RoundingMode, desc_class
 
 from ..device import Device
 from ._common import Arrays, default_device, empty, return_like, run, tensor
+from ._common import arrays as _common_arrays
 
 __all__ = [
     "Algorithm",
@@ -359,7 +360,7 @@ def eltwise_forward(
     if dst is not None and dst is src and not _is_array(src):
         raise TypeError(f"{where}({alg}): in place (dst is src) needs an array, got {type(src).__name__}")
     dev = _device(device, where)
-    arrays = Arrays(dev)
+    arrays = _common_arrays(dev)
     x = arrays.asarray(src, "src")
     dt = _data_type(x, "src", alg, _FORWARD_TYPES, where)
     target = None if dst is None else _target(arrays, x if dst is src else dst, x, "dst", "src", alg, where)
@@ -402,7 +403,7 @@ def eltwise_backward(
             f"{where}({alg}): in place (diff_src is diff_dst) needs an array, got {type(diff_dst).__name__}"
         )
     dev = _device(device, where)
-    arrays = Arrays(dev)
+    arrays = _common_arrays(dev)
     dy = arrays.asarray(diff_dst, "diff_dst")
     data_name = "data (dst)" if alg.use_dst_for_bwd else "data (src)"
     x = arrays.asarray(data, data_name)

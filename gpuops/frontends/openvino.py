@@ -70,7 +70,8 @@ import numpy as np
 from descriptors import DataType, OperatorDesc, desc_class
 
 from ..device import Device
-from ._common import Arrays, data_type, default_device, return_like, run, tensor
+from ._common import arrays as _common_arrays
+from ._common import data_type, default_device, return_like, run, tensor
 
 __all__ = [
     "add",
@@ -203,7 +204,7 @@ def _binary(
         raise TypeError(f"{where}: device must be a gpuops.Device (got {type(dev).__name__})")
     mode = _mode(auto_broadcast, where)
     axis = _check_axis(axis, mode, where)
-    arrays = Arrays(dev)
+    arrays = _common_arrays(dev)
     xa = arrays.asarray(a, f"{where}: a")
     xb = arrays.asarray(b, f"{where}: b")
     if xa.dtype != xb.dtype:

@@ -251,7 +251,7 @@ def elementwise(input1: Any, input2: Any, op: ElementWiseOperation | str, *, dev
     operation = _operation(op, ElementWiseOperation, fn)
     ctx = f"{fn}({operation.name})"
     dev = _device(device, fn)
-    arrays = _common.Arrays(dev)
+    arrays = _common.arrays(dev)
     a = arrays.asarray(input1, f"{ctx}: input1")
     b = arrays.asarray(input2, f"{ctx}: input2")
     row = ELEMENTWISE_TABLE[operation]
@@ -307,7 +307,7 @@ def reduce(input: Any, op: ReduceOperation | str, axes: int, keep_dims: bool, *,
     if not isinstance(keep_dims, (bool, np.bool_)):
         raise TypeError(f"{ctx}: keep_dims must be a bool (got {keep_dims!r})")
     dev = _device(device, fn)
-    arrays = _common.Arrays(dev)
+    arrays = _common.arrays(dev)
     x = arrays.asarray(input, f"{ctx}: input")
     dt = _check_type(x, "input", _REDUCE_TYPES, ctx)
     shape = tuple(x.shape)
