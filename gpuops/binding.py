@@ -82,6 +82,17 @@ class BindingPlan:
             o.role: frozenset(i.role for i in self.inputs if row.in_place and i.tensor == o.tensor)
             for o in self.outputs
         }
+        # (dtype, bytes needed) per input for check()'s common path; None when the operator has
+        # an absent optional tensor, an alignment promise or several outputs (check_all then).
+        simple = len(self.outputs) == 1 and all(
+            s.tensor is not None and not s.align for s in (*self.inputs, *self.outputs)
+        )
+        self._fast = tuple((s.dtype, s.need) for s in self.inputs) if simple else None
+        self._fast_out = (self.outputs[0].dtype, self.outputs[0].need)
+        # NumPy sets OWNDATA only on memory it allocated itself, so two distinct arrays that
+        # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
+        # made over another's memory pointer also has: there, always ask may_overlap.
+        self._owndata_disjoint = backend == "numpy"
 
     def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
         if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):
@@ -133,35 +144,47 @@ class BindingPlan:
     def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
         """Check every buffer; return True when an output shares an input's buffer (in place).
 
-        The common case (right counts, types, layouts and sizes; no alignment promised; no
-        buffer shared) is decided by a few attribute reads per buffer; anything else goes
-        through :meth:`check_all`, which raises with the detailed reason or agrees.
+        The common case (lists of the right length; every tensor present, no alignment
+        promised, one output; buffers of the right type, layout, dtype and size; no buffer
+        shared) is decided by a few attribute reads per buffer. Two distinct NumPy arrays
+        that both own their memory cannot overlap, so ``may_overlap`` runs only for views.
+        Anything else goes through :meth:`check_all`, which raises with the detailed reason
+        or agrees.
         """
+        fast = self._fast
         if (
-            type(inputs) is not list  # noqa: E721 - exact types: tuples and others take the full path
+            fast is None
+            or type(inputs) is not list  # noqa: E721 - exact types: tuples and others take the full path
             or type(outputs) is not list  # noqa: E721
-            or len(inputs) != len(self.inputs)
-            or len(outputs) != len(self.outputs)
+            or len(inputs) != len(fast)
+            or len(outputs) != 1
         ):
             return self.check_all(inputs, outputs)
         at = self.array_type
-        for s, buf in zip(self.inputs, inputs, strict=True):
-            if s.tensor is None or s.align or type(buf) is not at:
-                return self.check_all(inputs, outputs)
-            if not buf.flags.c_contiguous or buf.dtype != s.dtype or buf.nbytes < s.need:
-                return self.check_all(inputs, outputs)
-        overlap = self.may_overlap
-        for s, buf in zip(self.outputs, outputs, strict=True):
-            if s.align or type(buf) is not at:
+        owned = self._owndata_disjoint
+        for (dtype, need), buf in zip(fast, inputs):  # noqa: B905 - lengths checked above
+            if type(buf) is not at:
                 return self.check_all(inputs, outputs)
             flags = buf.flags
-            if not flags.c_contiguous or not flags.writeable or buf.dtype != s.dtype or buf.nbytes < s.need:
+            if not flags.c_contiguous or buf.dtype != dtype or buf.nbytes < need:
                 return self.check_all(inputs, outputs)
-            for ibuf in inputs:
-                if overlap(buf, ibuf):
-                    return self.check_all(inputs, outputs)
-        if len(outputs) > 1:
+            owned = owned and flags.owndata
+        buf = outputs[0]
+        dtype, need = self._fast_out
+        if type(buf) is not at:
             return self.check_all(inputs, outputs)
+        flags = buf.flags
+        if not flags.c_contiguous or not flags.writeable or buf.dtype != dtype or buf.nbytes < need:
+            return self.check_all(inputs, outputs)
+        if owned and flags.owndata:
+            for ibuf in inputs:
+                if ibuf is buf:
+                    return self.check_all(inputs, outputs)
+            return False
+        overlap = self.may_overlap
+        for ibuf in inputs:
+            if overlap(buf, ibuf):
+                return self.check_all(inputs, outputs)
         return False
 
     def check_all(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:

@@ -403,3 +403,32 @@ def test_kernel_cache_build_counts(backend: str) -> None:
     assert counts[4] == start + 2, counts  # different dtypes: a second kernel
     assert counts[5] == 1, counts  # 8 threads compiling one new descriptor: exactly one build
     assert errors == "0"
+
+
+def test_in_place_through_another_array_object(device: gpuops.Device, xp: object) -> None:
+    """An output that is a different array object over an input's memory is still seen as in place."""
+    rng = np.random.default_rng(11)
+    a_host = rng.standard_normal(6).astype(np.float32)
+    b_host = rng.standard_normal(6).astype(np.float32)
+    op = compiled(device, ElementWiseAddOperatorDesc(T23, T23, T23))
+    a = to_backend(xp, a_host.copy())
+    op.execute([a, to_backend(xp, b_host)], [a[:]])  # a view: same memory, another object
+    np.testing.assert_array_equal(to_host(a), a_host + b_host)
+    # Overlap found through a view even when the input itself owns its memory.
+    big = to_backend(xp, np.zeros(12, np.float32))
+    before = to_host(big).copy()
+    expect_binding_error(op, [big, to_backend(xp, b_host)], [big[3:9]], big, before, "overlap")
+
+
+def test_floating_point_state_is_the_callers(device: gpuops.Device, xp: object) -> None:
+    """DirectML raises no floating-point exceptions: an overflow gives inf, silently, whatever
+    ``np.errstate`` the caller runs under, and the caller's state is unchanged afterwards."""
+    op = compiled(device, ElementWiseAddOperatorDesc(T23, T23, T23))
+    big = to_backend(xp, np.full(6, np.finfo(np.float32).max, np.float32))
+    out = to_backend(xp, np.zeros(6, np.float32))
+    with np.errstate(all="raise"):
+        op.execute([big, big], [out])
+        assert np.geterr() == {"divide": "raise", "over": "raise", "under": "raise", "invalid": "raise"}
+        with pytest.raises(FloatingPointError):
+            np.add(np.float32(3e38), np.float32(3e38))
+    assert np.isposinf(to_host(out)).all()

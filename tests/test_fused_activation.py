@@ -405,3 +405,32 @@ def test_parameters_without_defaults_are_required() -> None:
         with pytest.raises(TypeError):
             desc_class(name)()
         desc_class(name)(alpha=1.0, beta=0.0)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 31, 64, 100, 1 << 17])
+def test_add1_relu_of_negative_zeros_is_positive_zero(device: gpuops.Device, xp: Any, n: int) -> None:
+    """(-0.0) + (-0.0) = -0.0, and RELU gives +0.0 for it (DirectML's max(0, x) as the CUDA
+    expression has it) at every length: SIMD bodies, their tails and the chunked path."""
+    t = TensorDesc(F32, (n,))
+    a = np.full(n, -0.0, np.float32)
+    a[::3] = -1.0
+    a[1::7] = np.nan
+    got = _run(device, xp, ADD1(t, t, t, fused_activation=act_desc("ACTIVATION_RELU", {})), [a, a], t, [t, t])
+    want = np.where(np.isnan(a), np.float32(np.nan), np.float32(0.0))
+    np.testing.assert_array_equal(got, want)
+    assert not np.signbit(got[got == 0]).any(), "RELU left a -0.0"
+
+
+def test_relu_zero_probe_can_say_no() -> None:
+    """The probe that lets RELU be a single np.maximum rejects a maximum that keeps -0.0."""
+    from descriptors.numpy_impl_activation import max_zero_gives_positive_zero
+
+    def keeps_negative_zero(x: np.ndarray, *, out: np.ndarray) -> None:
+        np.copyto(out, np.where((x >= 0) | np.isnan(x), x, x.dtype.type(0)))  # -0.0 >= 0: kept as -0.0
+
+    def nan_dropping(x: np.ndarray, *, out: np.ndarray) -> None:
+        np.fmax(x, x.dtype.type(0), out=out)
+
+    f32 = np.dtype(np.float32)
+    assert not max_zero_gives_positive_zero(f32, keeps_negative_zero)
+    assert not max_zero_gives_positive_zero(f32, nan_dropping)

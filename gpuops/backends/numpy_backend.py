@@ -38,6 +38,32 @@ TILE = 256
 THREAD_MIN = 1 << 21
 
 
+try:  # NumPy 2 keeps its floating-point error state in a context variable; setting it
+    # directly costs ~0.3 us where ``with np.errstate(all="ignore")`` costs ~1.3 us a call.
+    from numpy._core.umath import _extobj_contextvar as _FP_STATE  # type: ignore[attr-defined]
+    from numpy._core.umath import _make_extobj  # type: ignore[attr-defined]
+
+    _FP_IGNORE = _make_extobj(all="ignore")
+except (ImportError, TypeError):  # pragma: no cover - another NumPy layout: the public API
+    _FP_STATE = None
+
+
+def _fp_ignore() -> Any:
+    """Silence floating-point warnings (DirectML has none); pass the result to ``_fp_restore``."""
+    if _FP_STATE is None:  # pragma: no cover
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+    return _FP_STATE.set(_FP_IGNORE)
+
+
+def _fp_restore(token: Any) -> None:
+    if _FP_STATE is None:  # pragma: no cover
+        token.__exit__(None, None, None)
+    else:
+        _FP_STATE.reset(token)
+
+
 def _thread_count() -> int:
     env = os.environ.get("GPUOPS_NUM_THREADS")
     if env:
@@ -209,29 +235,35 @@ class NumpyKernel:
         return Prepared(params, fparams, sb)
 
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
-        with np.errstate(all="ignore"):
-            if self.bits:
-                ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
-                out = out.view(self.out_np)
-            size = out.size
-            if self.direct:
-                params = prepared.params
-                if size >= TILE * TILE and out.ndim >= 2 and _strided_inner(ins):
-                    blocks = _tiles(out.shape)
-                elif size >= THREAD_MIN and out.ndim >= 1:
-                    blocks = _rows(out.shape, _thread_count())
-                else:
-                    self.impl(*ins, out=out, **params)
-                    return
+        token = _fp_ignore()
+        try:
+            self._run(ins, out, prepared, aliased)
+        finally:
+            _fp_restore(token)
 
-                def work(part: list[Any]) -> None:
-                    for idx in part:
-                        self.impl(*(v[idx] for v in ins), out=out[idx], **params)
-
-                _parallel(blocks, work, size)
+    def _run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
+        if self.bits:
+            ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
+            out = out.view(self.out_np)
+        size = out.size
+        if self.direct:
+            params = prepared.params
+            if size >= TILE * TILE and out.ndim >= 2 and _strided_inner(ins):
+                blocks = _tiles(out.shape)
+            elif size >= THREAD_MIN and out.ndim >= 1:
+                blocks = _rows(out.shape, _thread_count())
+            else:
+                self.impl(*ins, out=out, **params)
                 return
-            blocks = [()] if size <= CHUNK else list(_chunks(out.shape))  # () is the whole array
-            _parallel(blocks, lambda part: self._chunked(ins, out, prepared, aliased, part), size)
+
+            def work(part: list[Any]) -> None:
+                for idx in part:
+                    self.impl(*(v[idx] for v in ins), out=out[idx], **params)
+
+            _parallel(blocks, work, size)
+            return
+        blocks = [()] if size <= CHUNK else list(_chunks(out.shape))  # () is the whole array
+        _parallel(blocks, lambda part: self._chunked(ins, out, prepared, aliased, part), size)
 
     def _chunked(
         self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool, blocks: list[Any]
@@ -304,10 +336,13 @@ class NumpyReduceKernel:
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here)."""
-        with np.errstate(all="ignore"):
+        token = _fp_ignore()
+        try:
             if self.into is not None:
                 ufunc, acc = self.into
                 ufunc.reduce(x, axis=axes, dtype=acc, keepdims=True, out=out)
                 return
             result = self.impl(x, axes, n, self.compute)
             np.copyto(out, result, casting="unsafe")
+        finally:
+            _fp_restore(token)
