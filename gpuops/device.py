@@ -31,6 +31,7 @@ from .binding import BindingPlan
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
 from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .errors import BindingError, UnsupportedError
+from .launch_plan import FastPlan, plan_tensors
 from .reduce_plan import plan_two_pass
 
 __all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
@@ -203,6 +204,7 @@ class CompiledOperator:
         impl = device._impl
         self.spec: KernelSpec | ReductionSpec
         self._reduction = self.row.is_reduction
+        self._fast_plan: FastPlan | None = None
         if self._reduction:
             self._init_reduction(desc, device)
         else:
@@ -237,11 +239,26 @@ class CompiledOperator:
         impl = device._impl
         if device.backend == "cupy":
             self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec), lambda: spec.source)
+            self._fast_plan = self._plan_fast(desc) if impl.FAST_PATHS else None
+            if self._fast_plan is not None:
+                from .backends.cupy_fast import CupyFastKernel
+
+                kind = self._fast_plan.kind
+                self._fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind))
+                self._fast_prepared = self._fast.prepare(self.scalars)
         else:
             self._kernel = kernels.get_or_build(
                 key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: spec.source
             )
         self._prepared = self._kernel.prepare(self.scalars)
+
+    def _plan_fast(self, desc: OperatorDesc) -> FastPlan | None:
+        """The GPU's flat or rows kernel for this layout (``gpuops.launch_plan``), or None."""
+        ins = [getattr(desc, f.name) for f in self.row.input_fields]
+        out = getattr(desc, self.row.output_fields[0].name)
+        if len(self.row.output_fields) != 1:
+            return None
+        return plan_tensors([t for t in ins if t is not None], out)
 
     def _init_reduction(self, desc: OperatorDesc, device: Device) -> None:
         """REDUCE / ARGMAX / ARGMIN: one kernel per (selector value, data types); the axes and
@@ -277,6 +294,17 @@ class CompiledOperator:
         return self.spec.name
 
     @property
+    def launch_path(self) -> str:
+        """How ``execute`` runs: ``"numpy"``; on CuPy ``"flat"`` or ``"rows"`` (gpuops' own
+        kernels, ``gpuops.launch_plan``), ``"elementwise"`` (CuPy's ``ElementwiseKernel``),
+        ``"reduction"`` or ``"two-pass reduction"``."""
+        if self.device.backend == "numpy":
+            return "numpy"
+        if self._reduction:
+            return "two-pass reduction" if self._two_pass is not None else "reduction"
+        return self._fast_plan.kind if self._fast_plan is not None else "elementwise"
+
+    @property
     def kernel_source(self) -> str:
         """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
         return self.spec.source
@@ -284,6 +312,10 @@ class CompiledOperator:
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
         aliased = self._binding.check(inputs, outputs)
+        if self._fast_plan is not None:  # CuPy's flat/rows kernel: it takes the bound buffers as they are
+            ins = [inputs[k] for k, _ in self._in_views]
+            self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)
+            return
         ins = [make(inputs[k]) for k, make in self._in_views]
         if self._reduction:
             self._kernel.reduce(ins[0], self._out_view(outputs[0]), self._axes, self._count, self._two_pass)
