@@ -72,6 +72,7 @@ from descriptors import (  # noqa: E402
 __all__ = ["main", "run"]
 
 ROW_C = 1024
+ELEMENTWISE = "gpuops-ElementwiseKernel"  # CuPy only: the same operator without gpuops' fast kernels
 OVERHEAD_N = 1000
 CASES = (
     "add_f32",
@@ -222,6 +223,20 @@ class Bench:
         dev = self.device
         return dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a, b, out)))
 
+    def general(self, op: gpuops.CompiledOperator, ins: list[Any], out: Any, per_elem: float) -> list[Variant]:
+        """On CuPy, when ``op`` runs a flat or rows kernel: the same descriptor through CuPy's
+        ``ElementwiseKernel`` (``GPUOPS_CUPY_FAST=0``), to show what the fast path buys."""
+        if self.backend != "cupy" or op.launch_path not in ("flat", "rows"):
+            return []
+        from gpuops.backends import cupy_backend
+
+        saved, cupy_backend.FAST_PATHS = cupy_backend.FAST_PATHS, False
+        try:
+            slow = self.device.compile_operator(self.device.create_operator(op.desc))
+        finally:
+            cupy_backend.FAST_PATHS = saved
+        return [Variant(ELEMENTWISE, lambda: slow.execute(ins, [out]), per_elem)]
+
     def binary(self, case: str, n: int, dt: DataType) -> Group:
         xp = self.xp
         npdt = dt.numpy_dtype
@@ -239,6 +254,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item),
                 Variant(self.baseline, lambda: xp.add(a, b, out=c2), 3 * item),
                 Variant("copy", lambda: xp.copyto(c2, a), 2 * item),
+                *self.general(op, [a, b], c, 3 * item),
             ],
         )
 
@@ -262,6 +278,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.general(op, [a, b], c, per_elem),
             ],
         )
 
@@ -295,6 +312,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
                 Variant(self.baseline, chain, 12),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.general(op, [a, b], c, 12),
             ],
         )
 
@@ -319,6 +337,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a], [c]), 8),
                 Variant(self.baseline, chain, 8),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.general(op, [a], c, 8),
             ],
         )
 
@@ -346,6 +365,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b2, out=c2), per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.general(op, [a, b], c, per_elem),
             ],
         )
 
@@ -372,6 +392,7 @@ class Bench:
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
                 Variant(self.baseline, lambda: xp.add(at, b2, out=c2), 12),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.general(op, [a, b], c, 12),
             ],
         )
 
@@ -529,15 +550,20 @@ def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
         f"{'n':>10}  {'gpuops us':>10}  {baseline + ' us':>10}  {'copy us':>10}  "
         f"{'gpuops GB/s':>11}  {baseline + ' GB/s':>11}  {'copy GB/s':>9}  {'x base':>6}  {'vs copy':>7}"
     )
-    lines = [head]
+    general = any(ELEMENTWISE in v for v in by_n.values())
+    lines = [head + ("  ElementwiseKernel us" if general else "")]
     for n, v in sorted(by_n.items()):
         g, b, c = v["gpuops"], v[baseline], v.get("copy")
-        lines.append(
+        line = (
             f"{n:>10}  {g['median_us']:>10.2f}  {b['median_us']:>10.2f}  "
             f"{(c['median_us'] if c else math.nan):>10.2f}  {g['GB_s']:>11.2f}  {b['GB_s']:>11.2f}  "
             f"{(c['GB_s'] if c else math.nan):>9.2f}  {g['ratio_to_baseline']:>6.2f}  "
             f"{(g['bw_vs_copy'] if c else math.nan):>7.2f}"
         )
+        if general:
+            e = v.get(ELEMENTWISE)
+            line += f"  {(e['median_us'] if e else math.nan):>20.2f}"
+        lines.append(line)
     return lines
 
 
@@ -557,7 +583,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "GB_s_at_largest": big["GB_s"],
         }
         if case == "overhead_f32":
-            base = next(r for r in rows if r["case"] == case and r["variant"] != "gpuops")
+            base = next(r for r in rows if r["case"] == case and r["variant"] not in ("gpuops", ELEMENTWISE, "copy"))
             entry["gpuops_us_per_call"] = big["median_us"]
             entry["baseline_us_per_call"] = base["median_us"]
             entry["overhead_us_per_call"] = big["median_us"] - base["median_us"]
@@ -579,14 +605,23 @@ def plot(result: dict[str, Any], path: Path) -> bool:
     ncols = 4
     nrows = -(-(len(cases) + 1) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False)
-    styles = {"gpuops": ("C0", "o", "-"), baseline: ("C1", "s", "--"), "copy": ("0.5", "^", ":")}
+    styles = {
+        "gpuops": ("C0", "o", "-"),
+        ELEMENTWISE: ("C2", "x", "-."),
+        baseline: ("C1", "s", "--"),
+        "copy": ("0.5", "^", ":"),
+    }
     for ax, case in zip(axes.flat, cases, strict=False):
         bpe = next(r["bytes_per_elem"] for r in rows if r["case"] == case and r["variant"] == "gpuops")
         for variant, (color, marker, ls) in styles.items():
             pts = sorted((r["n"], r["GB_s"]) for r in rows if r["case"] == case and r["variant"] == variant)
             if not pts:
                 continue
-            label = {"gpuops": "gpuops execute()", "copy": f"{baseline}.copyto"}.get(variant, f"{baseline} ufunc(s)")
+            label = {
+                "gpuops": "gpuops execute()",
+                ELEMENTWISE: "gpuops, CuPy ElementwiseKernel path",
+                "copy": f"{baseline}.copyto",
+            }.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
