@@ -6,7 +6,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -21,16 +22,31 @@ F32 = DataType.FLOAT32
 
 @pytest.fixture
 def blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Small thresholds, three threads; returns the block counts each _parallel call got."""
+    """Small thresholds, three threads; returns the block counts each _parallel call got, and
+    checks that every block of every call was claimed exactly once (by whichever thread)."""
     monkeypatch.setattr(numpy_backend, "THREAD_MIN", 16)
+    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
     monkeypatch.setattr(numpy_backend, "TILE", 8)
     monkeypatch.setenv("GPUOPS_NUM_THREADS", "3")
     seen: list[int] = []
     real = numpy_backend._parallel
 
-    def spy(parts: list[Any], work: Callable[[list[Any]], None], size: int) -> None:
+    def spy(parts: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
         seen.append(len(parts))
-        real(parts, work, size)
+        claimed: list[int] = []
+        lock = threading.Lock()
+
+        def traced(part: Iterable[Any]) -> None:
+            def each() -> Iterator[Any]:
+                for idx in part:
+                    with lock:
+                        claimed.append(parts.index(idx))
+                    yield idx
+
+            work(each())
+
+        real(parts, traced, size)
+        assert sorted(claimed) == list(range(len(parts))), "a block was skipped or run twice"
 
     monkeypatch.setattr(numpy_backend, "_parallel", spy)
     return seen
@@ -53,7 +69,7 @@ def test_threaded_single_ufunc_and_in_place(blocks: list[int]) -> None:
     np.testing.assert_array_equal(out, want)
     op.execute([a, b], [a])  # in place: the output is input A's buffer
     np.testing.assert_array_equal(a, want)
-    assert blocks == [3, 3]
+    assert blocks == [11, 11]  # ceil(1001 / THREAD_BLOCK) each
 
 
 def test_broadcast_operand_split_by_rows(blocks: list[int]) -> None:
@@ -85,7 +101,8 @@ def test_transposed_operand_runs_in_tiles(blocks: list[int]) -> None:
 
 @pytest.mark.parametrize("dt", [DataType.FLOAT16, DataType.BFLOAT16])
 def test_chunked_path_threaded(blocks: list[int], monkeypatch: pytest.MonkeyPatch, dt: DataType) -> None:
-    """16-bit floats compute in float32 chunks; with several chunks, threads split them."""
+    """16-bit floats compute in float32 chunks; bfloat16's are split over threads, float16's run
+    on one thread (their conversions are short passes that two threads ran slower)."""
     monkeypatch.setattr(numpy_backend, "CHUNK", 64)
     n = 1000
     t = TensorDesc(dt, (n,))
@@ -96,4 +113,42 @@ def test_chunked_path_threaded(blocks: list[int], monkeypatch: pytest.MonkeyPatc
     _op(ElementWiseAddOperatorDesc(t, t, t)).execute([a, b], [out])
     want = (a.astype(np.float64) + b.astype(np.float64)).astype(np.float32).astype(npdt)
     np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16))
-    assert blocks and blocks[-1] == -(-n // 64)
+    if dt is DataType.FLOAT16:
+        assert blocks == []
+    else:
+        assert blocks and blocks[-1] == -(-n // 64)
+
+
+def test_float16_chunks_convert_through_half_convert(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Full-size float16 chunks take half_convert's passes (not NumPy's cast), with the same bits:
+    overflow to inf, subnormal results, -0.0, infinities and NaN included."""
+    calls = {"to32": 0, "to16": 0}
+    to32, to16 = numpy_backend.f16_to_f32, numpy_backend.f32_to_f16
+
+    def count32(src: np.ndarray, out: np.ndarray) -> None:
+        calls["to32"] += 1
+        to32(src, out)
+
+    def count16(src: np.ndarray, out: np.ndarray) -> None:
+        calls["to16"] += 1
+        to16(src, out)
+
+    monkeypatch.setattr(numpy_backend, "f16_to_f32", count32)
+    monkeypatch.setattr(numpy_backend, "f32_to_f16", count16)
+    n = 3 * numpy_backend.CHUNK + 124  # float16: an even count fills whole 4-byte words
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(n).astype(np.float16) * np.float16(300)
+    b = rng.standard_normal(n).astype(np.float16) * np.float16(300)
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, 6e-8, -6e-8, 65504, 60000, 1e-5], np.float16)
+    a[::7] = rng.choice(specials, a[::7].size)
+    b[::5] = rng.choice(specials, b[::5].size)
+    t = TensorDesc(DataType.FLOAT16, (n,))
+    out = np.zeros(n, np.float16)
+    _op(ElementWiseAddOperatorDesc(t, t, t)).execute([a, b], [out])
+    with np.errstate(all="ignore"):  # inf + -inf, overflow: NaN and inf, as on the device
+        want = (a.astype(np.float64) + b.astype(np.float64)).astype(np.float32).astype(np.float16)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(out), nan)
+    np.testing.assert_array_equal(out.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
+    assert calls["to32"] == 2 * 4 and calls["to16"] == 4  # two inputs and one output per chunk
+    assert np.isposinf(out).any() and (out == 0).any() and np.signbit(out[out == 0]).any()

@@ -15,7 +15,7 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,6 +26,7 @@ from descriptors.numpy_impl_reduce import SINGLE_UFUNC, accumulator_dtype
 from descriptors.schema import Domain, OpRow
 
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
+from .half_convert import f16_to_f32, f32_to_f16
 
 __all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
@@ -36,6 +37,9 @@ TILE = 256
 # on a 2-core machine (shared/reference/performance.md); below a few MiB the pool's
 # ~50 us per call costs more than it gains.
 THREAD_MIN = 1 << 21
+# Blocks of a threaded single-ufunc call: a few hundred microseconds of work each, so the
+# threads share the work evenly and a GIL hand-over (tens of microseconds on a VM) is rare.
+THREAD_BLOCK = 1 << 18
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable; setting it
@@ -113,51 +117,61 @@ def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[np.ndarray],
     return lambda buf: np.ndarray(sizes, dtype=buf.dtype, buffer=buf, offset=0, strides=byte_strides)
 
 
-def _chunks(shape: tuple[int, ...]) -> Any:
-    """Index tuples that split ``shape`` into blocks of about CHUNK elements."""
+def _chunks(shape: tuple[int, ...], limit: int | None = None) -> Any:
+    """Index tuples that split ``shape`` into blocks of about ``limit`` (default CHUNK) elements."""
+    limit = CHUNK if limit is None else limit
     inner = 1
     axis = len(shape) - 1
-    while axis > 0 and inner * shape[axis] <= CHUNK:
+    while axis > 0 and inner * shape[axis] <= limit:
         inner *= shape[axis]
         axis -= 1
-    step = max(1, CHUNK // max(inner, 1))
+    step = max(1, limit // max(inner, 1))
     outer = [range(n) for n in shape[:axis]]
     for head in itertools.product(*outer):
         for j in range(0, shape[axis], step):
             yield (*head, slice(j, j + step))
 
 
-def _parallel(blocks: list[Any], work: Callable[[list[Any]], None], size: int) -> None:
-    """``work(blocks)`` on this thread, or split into contiguous groups over the pool.
+def _parallel(blocks: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
+    """``work(blocks)`` on this thread, or on this thread and the pool's, blocks claimed one by one.
 
-    Blocks are disjoint index tuples of the output, and every element is read and written
-    by one thread only, so exact in-place aliasing stays safe.
+    Each participant runs ``work`` once, over an iterator that claims the next unclaimed
+    block (a shared counter), so a thread the machine slows down takes fewer blocks instead
+    of holding every other back (a static split into halves made the median of a 2-thread
+    float16 add 1.6x worse than its best on a busy 2-vCPU VM). Blocks are disjoint index
+    tuples of the output, and every element is read and written by one thread only, so
+    exact in-place aliasing stays safe.
     """
     if size < THREAD_MIN or len(blocks) < 2:
         work(blocks)
         return
-    workers = _thread_count()
+    workers = min(_thread_count(), len(blocks))
     if workers < 2:
         work(blocks)
         return
-    groups = min(workers, len(blocks))
-    step = -(-len(blocks) // groups)
-    pool = _pool(workers)
+    pool = _pool(_thread_count())
+    counter = itertools.count()
+    n = len(blocks)
 
-    def run_group(part: list[Any]) -> None:
-        with np.errstate(all="ignore"):
-            work(part)
+    def claim() -> Iterator[Any]:
+        for i in counter:  # next() on an itertools.count is atomic under the GIL
+            if i >= n:
+                return
+            yield blocks[i]
 
-    futures = [pool.submit(run_group, blocks[i : i + step]) for i in range(0, len(blocks), step)]
-    for f in futures:
-        f.result()
+    def helper() -> None:
+        token = _fp_ignore()
+        try:
+            work(claim())
+        finally:
+            _fp_restore(token)
 
-
-def _rows(shape: tuple[int, ...], parts: int) -> list[Any]:
-    """``parts`` slabs along the first axis (whole rows: contiguous for packed operands)."""
-    n = shape[0]
-    step = -(-n // parts)
-    return [(slice(i, min(i + step, n)),) for i in range(0, n, step)]
+    futures = [pool.submit(helper) for _ in range(workers - 1)]
+    try:
+        work(claim())  # this thread takes part (its floating-point state is already set)
+    finally:
+        for f in futures:
+            f.result()
 
 
 def _tiles(shape: tuple[int, ...]) -> list[Any]:
@@ -179,6 +193,20 @@ def _tiles(shape: tuple[int, ...]) -> list[Any]:
 def _strided_inner(ins: Sequence[np.ndarray]) -> bool:
     """Some operand steps through memory along the last axis (a transposed or permuted view)."""
     return any(v.ndim >= 2 and v.strides[-1] not in (0, v.itemsize) for v in ins)
+
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def _cast(src: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = src`` with NumPy's casting; float16 <-> float32 through ``half_convert``
+    (bit-identical, 2-3.5x faster than NumPy's element-by-element software cast)."""
+    if src.dtype == _F16 and out.dtype == _F32:
+        f16_to_f32(src, out)
+    elif src.dtype == _F32 and out.dtype == _F16:
+        f32_to_f16(src, out)
+    else:
+        np.copyto(out, src, casting="unsafe")
 
 
 class Prepared(NamedTuple):
@@ -217,6 +245,10 @@ class NumpyKernel:
         in_np = {r: self.plan.inputs[r].numpy_dtype for r in self.in_roles}
         self.in_np = in_np
         self.out_np = self.plan.out_compute.numpy_dtype
+        # float16 chunks convert through half_convert: about twenty short ufunc passes per
+        # chunk, which two threads ran slower than one (13.9 vs 19.6 ms for a 2**22 float16 add
+        # on a 2-vCPU VM: the GIL changes hands at every pass), so those stay on one thread.
+        self.float16 = any(dt is DataType.FLOAT16 for dt in dtypes.values())
         self.direct = (
             self.single
             and not has_scale_bias
@@ -251,22 +283,26 @@ class NumpyKernel:
             if size >= TILE * TILE and out.ndim >= 2 and _strided_inner(ins):
                 blocks = _tiles(out.shape)
             elif size >= THREAD_MIN and out.ndim >= 1:
-                blocks = _rows(out.shape, _thread_count())
+                blocks = list(_chunks(out.shape, THREAD_BLOCK))
             else:
                 self.impl(*ins, out=out, **params)
                 return
 
-            def work(part: list[Any]) -> None:
+            def work(part: Iterable[Any]) -> None:
                 for idx in part:
                     self.impl(*(v[idx] for v in ins), out=out[idx], **params)
 
             _parallel(blocks, work, size)
             return
         blocks = [()] if size <= CHUNK else list(_chunks(out.shape))  # () is the whole array
-        _parallel(blocks, lambda part: self._chunked(ins, out, prepared, aliased, part), size)
+        work = lambda part: self._chunked(ins, out, prepared, aliased, part)  # noqa: E731
+        if self.float16:  # one thread: see __init__
+            work(blocks)
+        else:
+            _parallel(blocks, work, size)
 
     def _chunked(
-        self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool, blocks: list[Any]
+        self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool, blocks: Iterable[Any]
     ) -> None:
         params, fparams, sb = prepared
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
@@ -293,7 +329,7 @@ class NumpyKernel:
                 if buf is None:
                     buf = ws_in[i] = np.empty(n, self.in_np[r])
                 w = buf[:size].reshape(shape)
-                np.copyto(w, part, casting="unsafe")
+                _cast(part, w)
                 if scaled:
                     np.multiply(w, sb[0], out=w)
                     np.add(w, sb[1], out=w)
@@ -309,7 +345,7 @@ class NumpyKernel:
                 a = ws_act[:size].reshape(shape)
                 self.fused_impl(w, out=a, **fparams)
                 w = a
-            np.copyto(o, w, casting="unsafe")
+            _cast(w, o)
 
 
 class NumpyReduceKernel:
