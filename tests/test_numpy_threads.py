@@ -150,5 +150,7 @@ def test_float16_chunks_convert_through_half_convert(monkeypatch: pytest.MonkeyP
     nan = np.isnan(want)
     np.testing.assert_array_equal(np.isnan(out), nan)
     np.testing.assert_array_equal(out.view(np.uint16)[~nan], want.view(np.uint16)[~nan])
-    assert calls["to32"] == 2 * 4 and calls["to16"] == 4  # two inputs and one output per chunk
+    # Two inputs and one output per full chunk; the 124-element tail is below half_convert's
+    # break-even size and takes NumPy's cast (also checked, by the bits above).
+    assert calls["to32"] == 2 * 3 and calls["to16"] == 3
     assert np.isposinf(out).any() and (out == 0).any() and np.signbit(out[out == 0]).any()

@@ -26,7 +26,7 @@ from descriptors.numpy_impl_reduce import SINGLE_UFUNC, accumulator_dtype
 from descriptors.schema import Domain, OpRow
 
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
-from .half_convert import f16_to_f32, f32_to_f16
+from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
 
 __all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
@@ -201,11 +201,11 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 def _cast(src: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = src`` with NumPy's casting; float16 <-> float32 through ``half_convert``
     (bit-identical, 2-3.5x faster than NumPy's element-by-element software cast)."""
-    if src.dtype == _F16 and out.dtype == _F32:
+    if src.dtype == _F16 and out.dtype == _F32 and src.size >= MIN_F32:
         f16_to_f32(src, out)
-    elif src.dtype == _F32 and out.dtype == _F16:
+    elif src.dtype == _F32 and out.dtype == _F16 and src.size >= MIN_F16:
         f32_to_f16(src, out)
-    else:
+    else:  # below half_convert's break-even sizes: NumPy's cast, without half_convert's checks
         np.copyto(out, src, casting="unsafe")
 
 
