@@ -312,7 +312,7 @@ class CompiledOperator:
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
         aliased = self._binding.check(inputs, outputs)
-        if self._fast_plan is not None:  # CuPy's flat/rows kernel: it takes the bound buffers as they are
+        if self._fast_plan is not None:  # gpuops' flat/rows RawKernel: it takes the bound buffers as they are
             ins = [inputs[k] for k, _ in self._in_views]
             self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)
             return
