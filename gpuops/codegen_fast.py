@@ -28,6 +28,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from .codegen import _HEADERS, C_TYPES, KernelSpec, param_name
+from .launch_plan import PACK_BYTES  # one 128-bit access per thread for the widest operand
 
 __all__ = [
     "FAST_KINDS",
@@ -42,7 +43,6 @@ __all__ = [
 ]
 
 FAST_KINDS = ("flat", "rows")
-PACK_BYTES = 16  # one 128-bit access per thread for the widest operand
 
 # An aligned array of N values, loaded and stored as one access (PyTorch's aligned_vector).
 PACK_TEMPLATE = """#ifndef GPUOPS_FAST_PACK

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 INDEX_LIMIT = 1 << 31  # element counts and element offsets must stay below this
-PACK_BYTES = 16  # bytes in one vector access of the widest operand (gpuops.codegen_fast.PACK_BYTES)
+PACK_BYTES = 16  # bytes in one vector access of the widest operand (the flat kernel's packs)
 
 Layout = tuple[Sequence[int], Sequence[int]]  # (sizes, element strides)
 Dim3 = tuple[int, int, int]

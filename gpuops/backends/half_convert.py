@@ -52,7 +52,7 @@ than one non-trivial axis whose innermost step exceeds ``MAX_INNER_STRIDE`` byte
 matrix: the strided copy alone costs as much as NumPy's cast), non-native byte order,
 denormals-are-zero (above), a float32 chunk with a NaN whose ``out`` shares memory with ``src``,
 and float16 inf/NaN if the running NumPy ever stopped keeping NaN payloads (probed once). No
-warnings are emitted: the passes and the fallbacks run under ``np.errstate(all="ignore")``.
+warnings are emitted: the passes and the fallbacks run with floating-point warnings silenced (``fpstate.quiet``).
 
 Scratch: a ``HalfConverter(n)`` owns two uint32 arrays of ``n`` elements, a third one for a
 non-contiguous float32 source and a bool NaN mask (each made on first need); after those, calls
@@ -69,6 +69,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from .fpstate import quiet
 
 __all__ = ["BLOCK", "MIN_F16", "MIN_F32", "HalfConverter", "f16_to_f32", "f32_to_f16"]
 
@@ -159,7 +161,7 @@ def _blocks(shape: tuple[int, ...], cap: int) -> Iterator[tuple[Any, ...]]:
 
 
 def _numpy_cast(src: np.ndarray, out: np.ndarray) -> None:
-    with np.errstate(all="ignore"):
+    with quiet():
         np.copyto(out, src, casting="unsafe")
 
 
@@ -259,7 +261,7 @@ class HalfConverter:
         b = self._b[:size]
         af = a.view(np.float32)
         bf = b.view(np.float32)
-        with np.errstate(all="ignore"):
+        with quiet():
             np.bitwise_and(w, 0x7FFFFFFF, out=a)  # |x|
             has_nan = np.maximum.reduce(a, axis=None) > 0x7F800000
             np.multiply(af, _TWO112, out=bf)  # inf for |x| >= 2**16

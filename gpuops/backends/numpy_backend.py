@@ -26,6 +26,7 @@ from descriptors.numpy_impl_reduce import SINGLE_UFUNC, accumulator_dtype
 from descriptors.schema import Domain, OpRow
 
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
+from .fpstate import ignore, restore
 from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
 
 __all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
@@ -40,32 +41,6 @@ THREAD_MIN = 1 << 21
 # Blocks of a threaded single-ufunc call: a few hundred microseconds of work each, so the
 # threads share the work evenly and a GIL hand-over (tens of microseconds on a VM) is rare.
 THREAD_BLOCK = 1 << 18
-
-
-try:  # NumPy 2 keeps its floating-point error state in a context variable; setting it
-    # directly costs ~0.3 us where ``with np.errstate(all="ignore")`` costs ~1.3 us a call.
-    from numpy._core.umath import _extobj_contextvar as _FP_STATE  # type: ignore[attr-defined]
-    from numpy._core.umath import _make_extobj  # type: ignore[attr-defined]
-
-    _FP_IGNORE = _make_extobj(all="ignore")
-except (ImportError, TypeError):  # pragma: no cover - another NumPy layout: the public API
-    _FP_STATE = None
-
-
-def _fp_ignore() -> Any:
-    """Silence floating-point warnings (DirectML has none); pass the result to ``_fp_restore``."""
-    if _FP_STATE is None:  # pragma: no cover
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-    return _FP_STATE.set(_FP_IGNORE)
-
-
-def _fp_restore(token: Any) -> None:
-    if _FP_STATE is None:  # pragma: no cover
-        token.__exit__(None, None, None)
-    else:
-        _FP_STATE.reset(token)
 
 
 def _thread_count() -> int:
@@ -160,11 +135,11 @@ def _parallel(blocks: list[Any], work: Callable[[Iterable[Any]], None], size: in
             yield blocks[i]
 
     def helper() -> None:
-        token = _fp_ignore()
+        token = ignore()
         try:
             work(claim())
         finally:
-            _fp_restore(token)
+            restore(token)
 
     futures = [pool.submit(helper) for _ in range(workers - 1)]
     try:
@@ -267,11 +242,11 @@ class NumpyKernel:
         return Prepared(params, fparams, sb)
 
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
-        token = _fp_ignore()
+        token = ignore()
         try:
             self._run(ins, out, prepared, aliased)
         finally:
-            _fp_restore(token)
+            restore(token)
 
     def _run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
         if self.bits:
@@ -372,7 +347,7 @@ class NumpyReduceKernel:
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here)."""
-        token = _fp_ignore()
+        token = ignore()
         try:
             if self.into is not None:
                 ufunc, acc = self.into
@@ -381,4 +356,4 @@ class NumpyReduceKernel:
             result = self.impl(x, axes, n, self.compute)
             np.copyto(out, result, casting="unsafe")
         finally:
-            _fp_restore(token)
+            restore(token)
