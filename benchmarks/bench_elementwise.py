@@ -73,6 +73,8 @@ __all__ = ["main", "run"]
 
 ROW_C = 1024
 ELEMENTWISE = "gpuops-ElementwiseKernel"  # CuPy only: the same operator without gpuops' fast kernels
+UFUNCS = "gpuops-ufuncs"  # NumPy only: the same operator without the compiled (numba) tier
+ALTERNATIVES = (ELEMENTWISE, UFUNCS)
 OVERHEAD_N = 1000
 CASES = (
     "add_f32",
@@ -224,8 +226,20 @@ class Bench:
         return dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a, b, out)))
 
     def general(self, op: gpuops.CompiledOperator, ins: list[Any], out: Any, per_elem: float) -> list[Variant]:
-        """On CuPy, when ``op`` runs a flat or rows kernel: the same descriptor through CuPy's
-        ``ElementwiseKernel`` (``GPUOPS_CUPY_FAST=0``), to show what the fast path buys."""
+        """The same descriptor without gpuops' faster path, to show what that path buys: on CuPy
+        (flat or rows kernel) through CuPy's ``ElementwiseKernel`` (``GPUOPS_CUPY_FAST=0``), on
+        NumPy (a compiled numba loop) through the ufunc chain (``GPUOPS_NUMBA=0``)."""
+        if op.launch_path == "numba":
+            saved_env = os.environ.get("GPUOPS_NUMBA")
+            os.environ["GPUOPS_NUMBA"] = "0"
+            try:
+                chain = self.device.compile_operator(self.device.create_operator(op.desc))
+            finally:
+                if saved_env is None:
+                    del os.environ["GPUOPS_NUMBA"]
+                else:
+                    os.environ["GPUOPS_NUMBA"] = saved_env
+            return [Variant(UFUNCS, lambda: chain.execute(ins, [out]), per_elem)]
         if self.backend != "cupy" or op.launch_path not in ("flat", "rows"):
             return []
         from gpuops.backends import cupy_backend
@@ -531,7 +545,7 @@ def device_info(bench: Bench) -> dict[str, Any]:
 
 def versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"python": platform.python_version(), "gpuops": gpuops.__version__}
-    for mod in ("numpy", "ml_dtypes", "cupy", "matplotlib"):
+    for mod in ("numpy", "ml_dtypes", "numba", "cupy", "matplotlib"):
         try:
             out[mod] = str(__import__(mod).__version__)
         except Exception:
@@ -550,8 +564,8 @@ def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
         f"{'n':>10}  {'gpuops us':>10}  {baseline + ' us':>10}  {'copy us':>10}  "
         f"{'gpuops GB/s':>11}  {baseline + ' GB/s':>11}  {'copy GB/s':>9}  {'x base':>6}  {'vs copy':>7}"
     )
-    general = any(ELEMENTWISE in v for v in by_n.values())
-    lines = [head + ("  ElementwiseKernel us" if general else "")]
+    general = next((a for a in ALTERNATIVES if any(a in v for v in by_n.values())), None)
+    lines = [head + (f"  {general + ' us':>24}" if general else "")]
     for n, v in sorted(by_n.items()):
         g, b, c = v["gpuops"], v[baseline], v.get("copy")
         line = (
@@ -561,8 +575,8 @@ def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
             f"{(g['bw_vs_copy'] if c else math.nan):>7.2f}"
         )
         if general:
-            e = v.get(ELEMENTWISE)
-            line += f"  {(e['median_us'] if e else math.nan):>20.2f}"
+            e = v.get(general)
+            line += f"  {(e['median_us'] if e else math.nan):>24.2f}"
         lines.append(line)
     return lines
 
@@ -583,7 +597,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "GB_s_at_largest": big["GB_s"],
         }
         if case == "overhead_f32":
-            base = next(r for r in rows if r["case"] == case and r["variant"] not in ("gpuops", ELEMENTWISE, "copy"))
+            base = next(r for r in rows if r["case"] == case and r["variant"] not in ("gpuops", *ALTERNATIVES, "copy"))
             entry["gpuops_us_per_call"] = big["median_us"]
             entry["baseline_us_per_call"] = base["median_us"]
             entry["overhead_us_per_call"] = big["median_us"] - base["median_us"]
@@ -608,6 +622,7 @@ def plot(result: dict[str, Any], path: Path) -> bool:
     styles = {
         "gpuops": ("C0", "o", "-"),
         ELEMENTWISE: ("C2", "x", "-."),
+        UFUNCS: ("C2", "x", "-."),
         baseline: ("C1", "s", "--"),
         "copy": ("0.5", "^", ":"),
     }
@@ -620,6 +635,7 @@ def plot(result: dict[str, Any], path: Path) -> bool:
             label = {
                 "gpuops": "gpuops execute()",
                 ELEMENTWISE: "gpuops, CuPy ElementwiseKernel path",
+                UFUNCS: "gpuops, ufunc chain (no numba)",
                 "copy": f"{baseline}.copyto",
             }.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)

@@ -29,6 +29,7 @@ from descriptors.schema import FieldKind, OpRow
 from . import kernels
 from .binding import BindingPlan
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
+from .codegen_numba import loop_spec
 from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .errors import BindingError, UnsupportedError
 from .launch_plan import FastPlan, plan_tensors
@@ -205,14 +206,15 @@ class CompiledOperator:
         self.spec: KernelSpec | ReductionSpec
         self._reduction = self.row.is_reduction
         self._fast_plan: FastPlan | None = None
-        if self._reduction:
-            self._init_reduction(desc, device)
-        else:
-            self._init_elementwise(desc, device)
-        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
+        self._loop = False
         # Element-wise with every tensor packed and of one shape: flat 1-D views, no reshapes.
         tensors = [t for t in (*desc.input_tensors, *desc.output_tensors) if t is not None]
         flat = not self._reduction and all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
+        if self._reduction:
+            self._init_reduction(desc, device)
+        else:
+            self._init_elementwise(desc, device, flat and tensors[0].element_count)
+        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
         # (position in the inputs list, view maker) for each present input; then the output's.
         self._in_views = tuple(
             (k, impl.view_maker(getattr(desc, f.name), flat))
@@ -221,7 +223,8 @@ class CompiledOperator:
         )
         self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name), flat)
 
-    def _init_elementwise(self, desc: OperatorDesc, device: Device) -> None:
+    def _init_elementwise(self, desc: OperatorDesc, device: Device, flat_count: int) -> None:
+        """``flat_count``: the element count when every tensor is packed with one shape, else 0."""
         sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
         has_sb = sb is not None
         fused_desc = getattr(desc, self.row.fused_field.name) if self.row.fused_field is not None else None
@@ -247,9 +250,23 @@ class CompiledOperator:
                 self._fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind))
                 self._fast_prepared = self._fast.prepare(self.scalars)
         else:
+            from .backends import numba_loops
+
             self._kernel = kernels.get_or_build(
                 key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: spec.source
             )
+            # A lowering NumPy runs as several passes (float16/bfloat16 conversions, ScaleBias, a
+            # fused activation, a multi-step expression) runs as one compiled loop where it can.
+            lspec = None
+            if not self._kernel.direct and flat_count >= numba_loops.MIN_ELEMENTS and numba_loops.available():
+                lspec = loop_spec(self.row, self.dtypes, has_sb, fused)
+            if lspec is not None:
+                self._loop = True
+                self._kernel = kernels.get_or_build(
+                    (*key, "numba"),
+                    lambda: numba_loops.NumbaLoopKernel(lspec, self.dtypes, spec.scalar_types),
+                    lambda: lspec.source,
+                )
         self._prepared = self._kernel.prepare(self.scalars)
 
     def _plan_fast(self, desc: OperatorDesc) -> FastPlan | None:
@@ -295,11 +312,12 @@ class CompiledOperator:
 
     @property
     def launch_path(self) -> str:
-        """How ``execute`` runs: ``"numpy"``; on CuPy ``"flat"`` or ``"rows"`` (gpuops' own
+        """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
+        ``gpuops.backends.numba_loops``); on CuPy ``"flat"`` or ``"rows"`` (gpuops' own
         kernels, ``gpuops.launch_plan``), ``"elementwise"`` (CuPy's ``ElementwiseKernel``),
         ``"reduction"`` or ``"two-pass reduction"``."""
         if self.device.backend == "numpy":
-            return "numpy"
+            return "numba" if self._loop else "numpy"
         if self._reduction:
             return "two-pass reduction" if self._two_pass is not None else "reduction"
         return self._fast_plan.kind if self._fast_plan is not None else "elementwise"

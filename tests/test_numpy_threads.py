@@ -20,6 +20,12 @@ from gpuops.backends import numpy_backend
 F32 = DataType.FLOAT32
 
 
+@pytest.fixture(autouse=True)
+def ufunc_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the ufunc path's blocks: keep large operators off the numba tier."""
+    monkeypatch.setenv("GPUOPS_NUMBA", "0")
+
+
 @pytest.fixture
 def blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Small thresholds, three threads; returns the block counts each _parallel call got, and

@@ -1,0 +1,135 @@
+"""The NumPy backend's compiled tier: one numba loop per (operator, data types, ScaleBias, activation).
+
+numba is optional (the ``jit`` extra). Where it is installed and ``GPUOPS_NUMBA`` is not ``0``,
+an element-wise operator whose tensors are packed, of one shape and at least ``MIN_ELEMENTS``
+long, and whose row ``codegen_numba`` translates, runs as one pass over memory instead of
+NumPy's chunked ufunc chain: float16 add through float32 chunks is about twenty ufunc passes
+per chunk, ADD1 + RELU two, a unary op with ScaleBias three. Above ``THREAD_MIN`` elements the
+loop runs over blocks on the backend's threads; a numba loop holds no GIL while it runs.
+
+Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``) and
+imported from there, so numba's own on-disk cache (``cache=True``) spares later processes
+the compile (about 0.1-0.3 s per loop); the file name holds a hash of the source and of the
+conversion module it calls, so an edit never meets a stale cache. Where the folder cannot be
+written, the source is compiled in memory instead (no cross-process cache).
+
+Loops are compiled when the operator is compiled (``compile_operator``), not on first execute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from descriptors import DataType
+
+from ..codegen_numba import LoopSpec
+from . import numpy_backend as nb
+from .fpstate import ignore, restore
+
+__all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "available"]
+
+# Below this many elements an operator keeps NumPy's ufunc path: it costs microseconds there,
+# and a loop's compile (tenths of a second, once per process without the disk cache) would not
+# pay for itself in a short-lived process.
+MIN_ELEMENTS = 1 << 14
+
+_available: bool | None = None
+
+
+def available() -> bool:
+    """numba is importable and ``GPUOPS_NUMBA`` is not ``0``."""
+    global _available
+    if os.environ.get("GPUOPS_NUMBA", "1") == "0":
+        return False
+    if _available is None:
+        _available = importlib.util.find_spec("numba") is not None
+    return _available
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("GPUOPS_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "gpuops")
+    return Path(root) / "numba"
+
+
+def _dependency_hash() -> str:
+    """A hash of the conversion module the loops import: numba's cache does not track it."""
+    path = Path(__file__).with_name("numba_convert.py")
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.exists() else ""
+
+
+def _load(spec: LoopSpec) -> Any:
+    """The loop's numba dispatcher, from a cached source file (or from memory if none can be written)."""
+    digest = hashlib.sha256((spec.source + _dependency_hash()).encode()).hexdigest()[:16]
+    module_name = f"gpuops_loop_{spec.name}_{digest}"
+    try:
+        folder = _cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{module_name}.py"
+        if not path.exists():
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                f.write(spec.source)
+            os.replace(tmp, path)  # atomic: a concurrent process sees all of it or nothing
+        mod_spec = importlib.util.spec_from_file_location(module_name, path)
+        assert mod_spec is not None and mod_spec.loader is not None
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules[module_name] = module
+        mod_spec.loader.exec_module(module)
+    except OSError:
+        namespace: dict[str, Any] = {}
+        exec(compile(spec.source.replace("cache=True", "cache=False"), module_name, "exec"), namespace)
+        return namespace[spec.name]
+    return getattr(module, spec.name)
+
+
+def _storage(dt: DataType) -> np.dtype:
+    """The dtype a loop sees: 16-bit floats as their uint16 bits."""
+    return np.dtype(np.uint16) if dt in (DataType.FLOAT16, DataType.BFLOAT16) else dt.numpy_dtype
+
+
+class NumbaLoopKernel:
+    """A compiled-tier loop with the NumPy kernel's interface (``prepare``, ``run``)."""
+
+    def __init__(self, spec: LoopSpec, dtypes: Mapping[str, DataType], scalar_types: Sequence[DataType]) -> None:
+        self.spec = spec
+        self.loop = _load(spec)
+        self.in_storage = tuple(_storage(dtypes[r]) for r in spec.input_roles)
+        self.out_storage = _storage(dtypes[spec.output_role])
+        self.scalar_types = tuple(scalar_types)
+        # Compile now, for these exact argument types: empty arrays have the same numba types.
+        empty = [np.empty(0, d) for d in self.in_storage]
+        self.loop(*empty, *(t.numpy_dtype.type(0) for t in self.scalar_types), np.empty(0, self.out_storage))
+
+    def prepare(self, scalars: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The loop's scalar arguments, typed as the CUDA kernel's (``codegen.scalar_params``)."""
+        return tuple(scalars[n] for n in self.spec.scalar_params)
+
+    def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], aliased: bool) -> None:
+        """One pass: every element's inputs are loaded before its output is stored, so exact
+        in-place aliasing (the only aliasing binding lets through) is safe."""
+        xs = [v.view(d) for v, d in zip(ins, self.in_storage, strict=True)]
+        o = out.view(self.out_storage)
+        size = o.shape[0]
+        token = ignore()
+        try:
+            if size < nb.THREAD_MIN:
+                self.loop(*xs, *prepared, o)
+                return
+            blocks = list(nb._chunks(o.shape, nb.THREAD_BLOCK))
+
+            def work(part: Iterable[Any]) -> None:
+                for idx in part:
+                    self.loop(*(x[idx] for x in xs), *prepared, o[idx])
+
+            nb._parallel(blocks, work, size)
+        finally:
+            restore(token)

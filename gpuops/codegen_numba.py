@@ -1,0 +1,274 @@
+"""Lowering for the NumPy backend's compiled tier: an op-table row's CUDA expression as one numba loop.
+
+Pure string work: no numba import. The NumPy backend runs an element-wise operator as a chain
+of ufunc passes over 64 Ki chunks (float16 and bfloat16 converted in and out of float32 at
+every chunk). Where the row's CUDA expression uses only operations that IEEE 754 rounds
+exactly (``+ - * /``, ``sqrt``, ``fabs``, comparisons, ``&& || !``, ``?:`` and the casts
+``T(...)``), the same expression is translated to Python and compiled by numba into one loop
+that loads each element once, converts, scales (ScaleBias), applies the operator and the fused
+activation in registers and stores once (shared/reference/performance.md 4.1.6 and 4.1.10).
+Every such operation gives the same bits however it is compiled (no FMA contraction, no
+fast-math), so the loop is bit-identical to the NumPy path; ``tests/test_numba_loops.py``
+checks that for every row and data type this tier accepts. Rows with any other function
+(``exp``, ``tanh``, gpuops helpers, integer wrapping) are not translated: libm and NumPy's
+SIMD loops may differ in the last place, and the NumPy path stays their only CPU path.
+
+Translation follows C's rules where Python's differ: every binary operation is parenthesized
+(no chained comparisons), ``c ? a : b`` becomes ``(a if c else b)``, an integer literal
+becomes ``T(n)`` (C converts it to the other operand's floating type; numba would widen to
+float64), and a floating literal is only accepted as the argument of ``T(...)``. Descriptor
+scalars are loop arguments, never literals, as in the CUDA kernels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+
+from descriptors import DataType
+from descriptors.compute import compute_plan
+from descriptors.schema import Domain, OpRow
+
+from .codegen import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
+
+__all__ = ["LOOP_TYPES", "LoopSpec", "Untranslatable", "loop_spec", "translate"]
+
+# Storage types the loop reads and writes: float16/bfloat16 as their uint16 bits.
+LOOP_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
+_LOAD = {
+    DataType.FLOAT16: "f16_to_f32({})",
+    DataType.BFLOAT16: "bf16_to_f32({})",
+    DataType.FLOAT32: "np.float32({})",
+    DataType.FLOAT64: "np.float64({})",
+}
+_STORE = {
+    DataType.FLOAT16: "f32_to_f16({})",
+    DataType.BFLOAT16: "f32_to_bf16({})",
+    DataType.FLOAT32: "np.float32({})",
+    DataType.FLOAT64: "np.float64({})",
+}
+_NP_NAME = {DataType.FLOAT32: "np.float32", DataType.FLOAT64: "np.float64"}
+# C functions with correctly rounded results in both libm/NVRTC and NumPy: their numba forms.
+_FUNCTIONS = {"sqrt": "np.sqrt", "fabs": "abs"}
+
+
+class Untranslatable(ValueError):
+    """The expression uses something the compiled tier does not translate (it stays on NumPy)."""
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?|\d+)"
+    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[-+*/<>!?:(),]))"
+)
+# Binary operators by C precedence, loosest first, with their Python spelling.
+_BINARY = (
+    {"||": "or"},
+    {"&&": "and"},
+    {"==": "==", "!=": "!="},
+    {"<": "<", ">": ">", "<=": "<=", ">=": ">="},
+    {"+": "+", "-": "-"},
+    {"*": "*", "/": "/"},
+)
+
+
+class _Parser:
+    """Recursive descent over the C expression subset; each method returns Python source."""
+
+    def __init__(self, text: str, names: Mapping[str, str]) -> None:
+        self.tokens: list[tuple[str, str]] = []
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if m is None or m.end() == pos:
+                raise Untranslatable(f"cannot read {text[pos:]!r}")
+            kind = m.lastgroup
+            assert kind is not None
+            self.tokens.append((kind, m.group(kind)))
+            pos = m.end()
+        self.i = 0
+        self.names = names
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i][1] if self.i < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> tuple[str, str]:
+        if self.i >= len(self.tokens):
+            raise Untranslatable("unexpected end of expression")
+        tok = self.tokens[self.i]
+        if expected is not None and tok[1] != expected:
+            raise Untranslatable(f"expected {expected!r}, found {tok[1]!r}")
+        self.i += 1
+        return tok
+
+    def parse(self) -> str:
+        out = self.ternary()
+        if self.i != len(self.tokens):
+            raise Untranslatable(f"unexpected {self.tokens[self.i][1]!r}")
+        return out
+
+    def ternary(self) -> str:
+        cond = self.binary(0)
+        if self.peek() != "?":
+            return cond
+        self.take("?")
+        a = self.ternary()
+        self.take(":")
+        b = self.ternary()
+        return f"({a} if {cond} else {b})"
+
+    def binary(self, level: int) -> str:
+        if level == len(_BINARY):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek() in _BINARY[level]:
+            op = _BINARY[level][self.take()[1]]
+            right = self.binary(level + 1)
+            left = f"({left} {op} {right})"
+        return left
+
+    def unary(self) -> str:
+        if self.peek() == "-":
+            self.take()
+            return f"(-{self.unary()})"
+        if self.peek() == "!":
+            self.take()
+            return f"(not {self.unary()})"
+        return self.primary()
+
+    def primary(self) -> str:
+        kind, text = self.take()
+        if text == "(":
+            inner = self.ternary()
+            self.take(")")
+            return f"({inner})"
+        if kind == "num":
+            if not text.isdigit():
+                raise Untranslatable(f"floating literal {text} outside T(...)")
+            return f"T({text})"
+        if kind != "name":
+            raise Untranslatable(f"unexpected {text!r}")
+        if self.peek() == "(":
+            return self.call(text)
+        if text not in self.names:
+            raise Untranslatable(f"unknown name {text!r}")
+        return self.names[text]
+
+    def call(self, fn: str) -> str:
+        self.take("(")
+        if fn == "T":
+            if self.tokens[self.i][0] == "num" and self.i + 1 < len(self.tokens) and self.tokens[self.i + 1][1] == ")":
+                literal = self.take()[1]
+                self.take(")")
+                return f"T({literal})"
+            inner = self.ternary()
+            self.take(")")
+            return f"T({inner})"
+        if fn not in _FUNCTIONS:
+            raise Untranslatable(f"function {fn!r} is not exactly rounded everywhere")
+        arg = self.ternary()
+        self.take(")")
+        return f"T({_FUNCTIONS[fn]}({arg}))"
+
+
+def translate(expr: str, names: Mapping[str, str]) -> str:
+    """The C expression ``expr`` as a Python (numba) expression; ``names`` maps C names to Python ones.
+
+    Raises :class:`Untranslatable` for anything outside the exactly rounded subset.
+    """
+    return _Parser(expr, names).parse()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LoopSpec:
+    """One compiled-tier loop: its name, its Python module source and its argument order.
+
+    The loop is called ``loop(*inputs, *scalars, output)``: 1-D contiguous arrays of equal
+    length (float16/bfloat16 as uint16 views) and the scalars in ``scalar_params`` order,
+    which is the CUDA kernel's order (``codegen.scalar_params``).
+    """
+
+    name: str
+    source: str
+    input_roles: tuple[str, ...]
+    scalar_params: tuple[str, ...]
+    output_role: str
+
+
+def loop_spec(
+    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: OpRow | None = None
+) -> LoopSpec | None:
+    """The compiled-tier loop of ``row`` for ``dtypes``, or None where the tier does not apply.
+
+    Applies to element-wise rows with one output whose tensors all have floating types and
+    whose expression (and fused activation's) is in the exactly rounded subset.
+    """
+    if row.is_reduction or row.domain is Domain.BITS or len(row.output_fields) != 1:
+        return None
+    if any(dt not in LOOP_TYPES for dt in dtypes.values()):
+        return None
+    plan = compute_plan(row, dtypes, has_scale_bias)
+    if plan.value_class != "float" or plan.out_compute not in _NP_NAME:
+        return None
+    in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+    out_role = row.output_fields[0].name
+    scalars = scalar_params(row, dtypes[out_role], has_scale_bias, fused)
+    operand = {r: OPERANDS[row.input_fields.index(row.field(r))] for r in in_roles}
+    names = {o: o for o in operand.values()}
+    names.update({f.kernel_name: f.kernel_name for f in row.param_fields})
+    try:
+        expr = translate(row.exprs.cuda_for(plan.value_class), names)
+        act = None
+        if fused is not None:
+            fnames = {"x": "v", **{f.kernel_name: FUSED_PREFIX + f.kernel_name for f in fused.param_fields}}
+            act = translate(fused.exprs.cuda_for("float"), fnames)
+    except Untranslatable:
+        return None
+
+    type_names = dict.fromkeys(dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes)
+    name = "loop_" + "_".join([row.name.lower(), *type_names])
+    if has_scale_bias:
+        name += "_scalebias"
+    if fused is not None:
+        name += "_fused_" + fused.name.lower()
+    arrays = [param_name(r) for r in in_roles]
+    out = param_name(out_role)
+    args = [*arrays, *(n for n, _ in scalars), out]
+    body = []
+    for role in in_roles:
+        value = _LOAD[dtypes[role]].format(f"{param_name(role)}[i]")
+        if plan.inputs[role] is DataType.FLOAT64 and dtypes[role] is not DataType.FLOAT64:
+            value = f"np.float64({value})"
+        elif plan.inputs[role] is DataType.FLOAT32 and dtypes[role] is DataType.FLOAT64:
+            value = f"np.float32({value})"
+        if role == row.primary_role and has_scale_bias:
+            # gpuops_scale_bias: x * scale, rounded, + bias, rounded (in T; float scalars widen exactly).
+            value = f"{value} * T({SCALE}) + T({BIAS})"
+        body.append(f"{operand[role]} = {value}")
+    body.append(f"v = R({expr})")
+    if act is not None:
+        body.append(f"v = R({act})")
+    body.append(f"{out}[i] = {_STORE[dtypes[out_role]].format('v')}")
+    uses = sorted({_LOAD[dt].split("(")[0] for dt in dtypes.values() if dt in (DataType.FLOAT16, DataType.BFLOAT16)})
+    uses += sorted({_STORE[dt].split("(")[0] for dt in dtypes.values() if dt in (DataType.FLOAT16, DataType.BFLOAT16)})
+    lines = [
+        f"# gpuops compiled loop {name}: generated from the op table row {row.name}; do not edit.",
+        "import numpy as np",
+        "from numba import njit",
+    ]
+    if uses:
+        lines.append(f"from gpuops.backends.numba_convert import {', '.join(uses)}")
+    lines += [
+        "",
+        f"T = {_NP_NAME[plan.compute]}",
+        f"R = {_NP_NAME[plan.out_compute]}",
+        "",
+        "",
+        '@njit(nogil=True, cache=True, error_model="numpy", fastmath=False, boundscheck=False)',
+        f"def {name}({', '.join(args)}):",
+        f"    for i in range({out}.shape[0]):",
+        *(f"        {line}" for line in body),
+        "",
+    ]
+    return LoopSpec(name, "\n".join(lines), in_roles, tuple(n for n, _ in scalars), out_role)

@@ -1,0 +1,296 @@
+"""The NumPy backend's compiled tier (gpuops/codegen_numba.py, gpuops/backends/numba_loops.py).
+
+Two kinds of test:
+
+- The C-to-Python translation, on its own (no numba): C's precedence, associativity and
+  literal rules checked by evaluating translations on values whose C results are worked out
+  by hand, and the expressions it must refuse.
+- Every (row, data types, ScaleBias, fused activation) the tier compiles, generated from the
+  op table and the capability tables: the loop's output must equal the NumPy path's bit for
+  bit (any NaN matches any NaN: IEEE leaves NaN payloads of arithmetic open, and the compiler
+  may commute an addition), on random bit patterns (every NaN, infinity, zero and subnormal
+  class) plus all pairs of special values, out of place and in place. The NumPy path is
+  checked against float64 references by the generated tests; this makes the tier inherit it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import random_values, uint_view
+from reference_activation import PARAMS as ACT_PARAMS
+from reference_nary import PARAMS
+
+import gpuops
+from descriptors import ROWS, DataType, ScaleBias, TensorDesc, desc_class, dtype_combinations, row_of
+from descriptors.compute import compute_plan
+from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
+from gpuops.codegen_numba import LOOP_TYPES, Untranslatable, loop_spec, translate
+
+numba = pytest.importorskip("numba")
+
+from gpuops.backends import numba_loops  # noqa: E402
+from gpuops.backends.numpy_backend import THREAD_MIN, NumpyKernel  # noqa: E402
+
+F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
+# The smallest operators the tier takes, plus a tail (even: a 16-bit buffer holds whole 4-byte words).
+N = numba_loops.MIN_ELEMENTS + 38
+SCALE_BIASES = ((1.5, -0.25), (1.0, -0.0))
+
+# Compiled loops go to a folder of this test session, not the user's cache.
+os.environ.setdefault("GPUOPS_CACHE_DIR", tempfile.mkdtemp(prefix="gpuops-test-cache-"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Translation
+
+
+def _eval(expr: str, **values: float) -> Any:
+    """Evaluate a translated expression in float32, as the loop does."""
+    names = {k: k for k in values}
+    env = {"T": np.float32, "np": np, **{k: np.float32(v) for k, v in values.items()}}
+    return eval(translate(expr, names), env)  # noqa: S307 - our own translation, test only
+
+
+@pytest.mark.parametrize(
+    ("expr", "values", "c_result"),
+    [
+        ("x - y - z", {"x": 8, "y": 2, "z": 1}, 5),  # left-associative: (8 - 2) - 1
+        ("x / y / z", {"x": 8, "y": 2, "z": 2}, 2),
+        ("x - y * z", {"x": 8, "y": 2, "z": 3}, 2),  # * binds tighter than -
+        ("-x * y", {"x": 2, "y": 3}, -6),
+        ("x > y ? x : y > z ? y : z", {"x": 1, "y": 2, "z": 3}, 3),  # ?: is right-associative
+        ("x > y ? x : y > z ? y : z", {"x": 1, "y": 5, "z": 3}, 5),
+        ("x != 0 || y != 0 && z != 0", {"x": 1, "y": 0, "z": 0}, True),  # && binds tighter than ||
+        ("(x != 0 || y != 0) && z != 0", {"x": 1, "y": 0, "z": 0}, False),
+        ("x < y == y < z", {"x": 1, "y": 2, "z": 3}, True),  # C: (x < y) == (y < z), not a chain
+        ("x < y < z", {"x": 3, "y": 2, "z": 1}, True),  # C: (3 < 2) < 1 -> 0 < 1; Python's chain says False
+        ("!(x > y)", {"x": 1, "y": 2}, True),
+        ("T(0.5) * x", {"x": 3}, 1.5),
+        ("sqrt(x) + fabs(y)", {"x": 9, "y": -2}, 5),
+    ],
+)
+def test_translation_follows_c(expr: str, values: dict[str, float], c_result: object) -> None:
+    assert _eval(expr, **values) == c_result
+
+
+def test_integer_literals_take_the_floating_type() -> None:
+    # C converts 1 to float in x + 1 (a float32 addition); numba would widen to float64.
+    got = _eval("x + 1", x=2.0**24)
+    assert isinstance(got, np.float32) and got == np.float32(2.0**24)  # 2**24 + 1 rounds back in float32
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "exp(x)",  # libm and NumPy's SIMD loops may differ in the last place
+        "fma(x, y, z)",
+        "gpuops_max_nan(x, y)",
+        "x & y",
+        "T(~x)",
+        "0.5 * x",  # a double literal outside T(...)
+        "w + x",  # unknown name
+        "x +",
+        "(x",
+    ],
+)
+def test_untranslatable(expr: str) -> None:
+    with pytest.raises(Untranslatable):
+        translate(expr, {"x": "x", "y": "y", "z": "z"})
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases the tier compiles, from the op table and the capability tables
+
+
+def _params(row: OpRow, table: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The row's first parameter set (its defaults where it has them all)."""
+    needs = [f for f in row.param_fields if f.default is NO_DEFAULT]
+    sets = table.get(row.name, [{}])
+    return dict(sets[0]) if needs or not sets[0] else {}
+
+
+def _is_float_combo(combo: dict[str, DataType]) -> bool:
+    return all(dt in LOOP_TYPES for dt in combo.values())
+
+
+def _takes_loop(row: OpRow, combo: dict[str, DataType], sb: bool, fused: OpRow | None) -> bool:
+    """The tier compiles this lowering: translated, and NumPy would need more than one pass."""
+    if loop_spec(row, combo, sb, fused) is None:
+        return False
+    return not NumpyKernel(row, combo, sb, fused).direct
+
+
+FUSABLE = [r for r in ROWS if r.fusable]
+CASES = []
+for _row in ROWS:
+    if _row.is_reduction or _row.family == "reduce":
+        continue
+    for _combo in dtype_combinations(_row.name):
+        if not _is_float_combo(_combo):
+            continue
+        _ids = "-".join(dict.fromkeys(dt.name for dt in _combo.values()))
+        variants: list[tuple[tuple[float, float] | None, OpRow | None]] = [(None, None)]
+        if _row.has_scale_bias and _combo[_row.input_fields[0].name] is not F64:
+            variants += [(sb, None) for sb in SCALE_BIASES]
+        if _row.fused_field is not None:
+            # ADD1 (DirectML's own) with every activation; gpuops' extension rows with RELU.
+            acts = FUSABLE if _row.name == "ELEMENT_WISE_ADD1" else [row_of("ACTIVATION_RELU")]
+            variants += [(None, a) for a in acts]
+        for _sb, _fused in variants:
+            if not _takes_loop(_row, _combo, _sb is not None, _fused):
+                continue
+            _id = f"{_row.name}-{_ids}" + (f"-sb{_sb}" if _sb else "") + (f"-{_fused.name}" if _fused else "")
+            CASES.append(pytest.param(_row.name, _combo, _sb, _fused.name if _fused else None, id=_id))
+
+
+def test_the_tier_covers_the_fused_and_16_bit_cases() -> None:
+    """The cases issue 7's targets time must be among the compiled ones."""
+    ids = {p.id for p in CASES}
+    for want in (
+        "ELEMENT_WISE_ADD-FLOAT16",
+        "ELEMENT_WISE_ADD-BFLOAT16",
+        "ELEMENT_WISE_ADD1-FLOAT32-ACTIVATION_RELU",
+        "ELEMENT_WISE_ADD1-FLOAT16-ACTIVATION_RELU",
+        "ELEMENT_WISE_IDENTITY-FLOAT32-sb(1.5, -0.25)",
+    ):
+        assert want in ids, want
+
+
+SPECIALS = {
+    F32: [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4028235e38, 1.1754944e-38, 0.5, 3.0],
+    F64: [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1.7976931348623157e308, 0.5, 3.0],
+}
+SPECIALS[F16] = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 6e-8, -6e-8, 65504.0, 6.1e-5, 0.5, 3.0]
+SPECIALS[BF16] = SPECIALS[F32]
+
+
+def _inputs(row: OpRow, combo: dict[str, DataType], n: int, seed: int) -> list[np.ndarray]:
+    """Random bit patterns, with every pair (triple) of special values at the front."""
+    rng = np.random.default_rng(seed)
+    roles = [f.name for f in row.input_fields if f.name in combo]
+    arrays = [random_values(combo[r], (n,), rng, "bits") for r in roles]
+    specials = [SPECIALS[combo[r]] for r in roles]
+    for k, values in enumerate(itertools.islice(itertools.product(*specials), n)):
+        for arr, v, r in zip(arrays, values, roles, strict=True):
+            with np.errstate(all="ignore"):
+                arr[k] = np.asarray(v).astype(combo[r].numpy_dtype)
+    return arrays
+
+
+def _desc(row: OpRow, combo: dict[str, DataType], n: int, sb: tuple | None, fused: str | None) -> object:
+    kwargs: dict[str, Any] = {f.name: TensorDesc(combo[f.name], (n,)) for f in row.tensor_fields if f.name in combo}
+    out_type = combo[row.output_fields[0].name]
+    kwargs.update({f.name: out_type for f in row.fields if f.kind is FieldKind.DATA_TYPE})
+    kwargs.update(_params(row, PARAMS))
+    if sb is not None:
+        kwargs["scale_bias"] = ScaleBias(*sb)
+    if fused is not None:
+        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused), ACT_PARAMS))
+    return desc_class(row.name)(**kwargs)
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Elementwise: same bits, or both NaN."""
+    same = uint_view(got) == uint_view(want)
+    if got.dtype.kind == "f" or got.dtype.name == "bfloat16":
+        with np.errstate(all="ignore"):
+            same |= np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))
+    return same
+
+
+def _run_both(
+    monkeypatch: pytest.MonkeyPatch, desc: object, ins: list[np.ndarray], out_dtype: np.dtype
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """(loop's output, NumPy path's output, the compiled loop operator)."""
+    dev = gpuops.Device("numpy")
+    op = dev.compile_operator(dev.create_operator(desc))
+    assert op.launch_path == "numba"
+    got = np.empty(ins[0].shape[0], out_dtype)
+    op.execute(ins, [got])
+    with monkeypatch.context() as m:
+        m.setenv("GPUOPS_NUMBA", "0")
+        ref_op = dev.compile_operator(dev.create_operator(desc))
+    assert ref_op.launch_path == "numpy"
+    want = np.empty_like(got)
+    ref_op.execute(ins, [want])
+    return got, want, op
+
+
+@pytest.mark.parametrize(("name", "combo", "sb", "fused"), CASES)
+def test_loop_matches_numpy_path(
+    name: str, combo: dict[str, DataType], sb: tuple | None, fused: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    row = row_of(name)
+    ins = _inputs(row, combo, N, seed=len(name) * 7919 + len(combo))
+    before = [a.copy() for a in ins]
+    out_dtype = combo[row.output_fields[0].name].numpy_dtype
+    got, want, op = _run_both(monkeypatch, _desc(row, combo, N, sb, fused), ins, out_dtype)
+    for old, new in zip(before, ins, strict=True):
+        assert np.array_equal(uint_view(old), uint_view(new)), "an input was modified"
+    bad = np.flatnonzero(~_same(got, want))
+    assert bad.size == 0, (
+        f"{bad.size} elements differ, first at {bad[0]}: inputs {[a[bad[0]] for a in ins]}, "
+        f"loop {got[bad[0]]!r} vs NumPy {want[bad[0]]!r}"
+    )
+    in_place = row.in_place and combo[row.input_fields[0].name] is combo[row.output_fields[0].name]
+    if in_place:  # the output is the first input's buffer: same result
+        first = ins[0]
+        op.execute(ins, [first])
+        assert _same(first, want).all()
+
+
+@pytest.mark.parametrize("dt", [F16, F32])
+def test_threaded_blocks(dt: DataType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above THREAD_MIN the loop runs over blocks on the backend's threads: same result."""
+    row = row_of("ELEMENT_WISE_ADD1")
+    combo = {f.name: dt for f in row.tensor_fields}
+    n = THREAD_MIN + 1002
+    ins = _inputs(row, combo, n, seed=5)
+    got, want, _ = _run_both(monkeypatch, _desc(row, combo, n, None, "ACTIVATION_RELU"), ins, dt.numpy_dtype)
+    assert _same(got, want).all()
+
+
+def test_small_and_disabled_operators_stay_on_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = gpuops.Device("numpy")
+    row = row_of("ELEMENT_WISE_ADD")
+    big = _desc(row, {f.name: F16 for f in row.tensor_fields}, N, None, None)
+    small = _desc(row, {f.name: F16 for f in row.tensor_fields}, numba_loops.MIN_ELEMENTS - 1, None, None)
+    direct = _desc(row, {f.name: F32 for f in row.tensor_fields}, N, None, None)  # one ufunc: NumPy is one pass
+    assert dev.compile_operator(dev.create_operator(big)).launch_path == "numba"
+    assert dev.compile_operator(dev.create_operator(small)).launch_path == "numpy"
+    assert dev.compile_operator(dev.create_operator(direct)).launch_path == "numpy"
+    monkeypatch.setenv("GPUOPS_NUMBA", "0")
+    assert dev.compile_operator(dev.create_operator(big)).launch_path == "numpy"
+
+
+def test_loop_compiles_in_memory_when_the_cache_folder_cannot_be_written(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("GPUOPS_CACHE_DIR", str(blocker))
+    row = row_of("ELEMENT_WISE_MEAN")
+    combo = {f.name: F32 for f in row.tensor_fields}
+    spec = loop_spec(row, combo)
+    assert spec is not None
+    kernel = numba_loops.NumbaLoopKernel(spec, combo, ())
+    a = np.array([1.0, -3.0, np.inf], np.float32)
+    b = np.array([2.0, 1.0, -np.inf], np.float32)
+    out = np.empty(3, np.float32)
+    kernel.run([a, b], out, (), False)
+    np.testing.assert_array_equal(out, [1.5, -1.0, np.nan])
+    assert not any(tmp_path.glob("**/*.py"))
+
+
+def test_compute_types_of_the_cases() -> None:
+    """Every compiled case computes in float32 or float64, the types the loop names T and R."""
+    for p in CASES:
+        name, combo, sb, fused = p.values
+        plan = compute_plan(row_of(name), combo, sb is not None)
+        assert plan.compute in (F32, F64) and plan.out_compute in (F32, F64)
