@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -11,6 +12,9 @@ from hypothesis import settings
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=60)
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# Compiled loops of the NumPy backend's numba tier go to a folder of this test session, not the user's cache.
+os.environ.setdefault("GPUOPS_CACHE_DIR", tempfile.mkdtemp(prefix="gpuops-test-cache-"))
 
 
 @functools.cache

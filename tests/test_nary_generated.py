@@ -168,6 +168,13 @@ def test_in_place(name: str, combo: dict, device: Any, xp: Any) -> None:
     run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], None, in_place=True)
 
 
+@pytest.mark.parametrize(("name", "combo"), [p for p in IN_PLACE_CASES if p in SB_CASES])
+def test_in_place_scale_bias(name: str, combo: dict, device: Any, xp: Any) -> None:
+    """The output is the input's buffer and the input is scaled first (the NumPy backend scales
+    into the output chunk itself where one ufunc follows)."""
+    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], SCALE_BIAS, in_place=True)
+
+
 EDGE_CASES = [
     pytest.param(name, i, id=f"{_short(name)}-{i}") for name, cases in sorted(EDGES.items()) for i in range(len(cases))
 ]

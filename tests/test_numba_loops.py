@@ -16,8 +16,6 @@ Two kinds of test:
 from __future__ import annotations
 
 import itertools
-import os
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -41,9 +39,6 @@ F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, Dat
 # The smallest operators the tier takes, plus a tail (even: a 16-bit buffer holds whole 4-byte words).
 N = numba_loops.MIN_ELEMENTS + 38
 SCALE_BIASES = ((1.5, -0.25), (1.0, -0.0))
-
-# Compiled loops go to a folder of this test session, not the user's cache.
-os.environ.setdefault("GPUOPS_CACHE_DIR", tempfile.mkdtemp(prefix="gpuops-test-cache-"))
 
 
 # ---------------------------------------------------------------------------------------------

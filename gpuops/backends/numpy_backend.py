@@ -290,6 +290,10 @@ class NumpyKernel:
         ws_out = None if into_out else np.empty(n, self.out_np)
         ws_act = np.empty(n, self.out_np) if fused and not into_out else None
         p = self.primary_index
+        # One input, a single ufunc, the result straight into the output: the scaled operand is
+        # made in the output chunk too and the ufunc runs there in place (the chain a user would
+        # write: multiply, add, op, all into out), with no workspace.
+        scale_in_out = into_out and sb is not None and self.single and len(ins) == 1
         for idx in blocks:
             o = out[idx]
             shape, size = o.shape, o.size
@@ -297,16 +301,24 @@ class NumpyKernel:
             for i, (v, r) in enumerate(zip(ins, self.in_roles, strict=True)):
                 part = v[idx]
                 scaled = i == p and sb is not None
-                if part.dtype == self.in_np[r] and not scaled:
+                same = part.dtype == self.in_np[r]
+                if same and not scaled:
                     xs.append(part)
                     continue
-                buf = ws_in[i]
-                if buf is None:
-                    buf = ws_in[i] = np.empty(n, self.in_np[r])
-                w = buf[:size].reshape(shape)
-                _cast(part, w)
+                if scale_in_out:
+                    w = o
+                else:
+                    buf = ws_in[i]
+                    if buf is None:
+                        buf = ws_in[i] = np.empty(n, self.in_np[r])
+                    w = buf[:size].reshape(shape)
+                if same:  # scaled, already in the compute type: the multiply reads the operand itself
+                    np.multiply(part, sb[0], out=w)
+                else:
+                    _cast(part, w)
+                    if scaled:
+                        np.multiply(w, sb[0], out=w)
                 if scaled:
-                    np.multiply(w, sb[0], out=w)
                     np.add(w, sb[1], out=w)
                 xs.append(w)
             if ws_out is None:
