@@ -291,6 +291,25 @@ def test_benchmark_harness_smoke(tmp_path: Path) -> None:
         assert r["median_us"] > 0 and r["GB_s"] > 0 and r["ratio_to_baseline"] > 0
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "bench-numpy.png").stat().st_size > 10_000
+    if importlib.util.find_spec("numba") is not None:  # the compiled tier, timed beside the ufunc path
+        assert ("add_f16", "gpuops-ufuncs") in cases and ("add_f32", "gpuops-ufuncs") not in cases
+
+
+def test_benchmark_explicit_sizes(tmp_path: Path) -> None:
+    """--sizes takes any element count; 2-D cases round down to whole rows of 1024."""
+    args = ["--backend", "numpy", "--sizes", "3e3", "--repeats", "3", "--out", str(tmp_path)]
+    args += ["--cases", "add1_relu_f32,row_bcast_f32,sum_inner_f32"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads((tmp_path / "bench-numpy.json").read_text())["rows"]
+    sizes = {r["case"]: r["n"] for r in rows if r["variant"] == "gpuops"}
+    assert sizes == {"add1_relu_f32": 3000, "row_bcast_f32": 2048, "sum_inner_f32": 2048}
+    bad = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--sizes", "1e7,x"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert bad.returncode == 2 and "--sizes" in bad.stderr
 
 
 def test_caps_short_names_reach_every_family() -> None:
