@@ -216,7 +216,11 @@ def info_report() -> dict[str, Any]:
         "python": f"{platform.python_version()} ({platform.python_implementation()}, {platform.platform()})",
         "numpy": np.__version__,
         "ml_dtypes": _version("ml_dtypes"),
+        "numba": _version("numba"),
     }
+    from gpuops.backends import numba_loops
+
+    report["numba_tier"] = numba_loops.available()
     cuda = cuda_report()
     report["cupy"] = cuda.pop("cupy")
     report["cuda"] = cuda
@@ -247,6 +251,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("python", report["python"]),
         ("numpy", report["numpy"]),
         ("ml_dtypes", report["ml_dtypes"] or "not installed"),
+        (
+            "numba",
+            (report["numba"] or "not installed")
+            + ("; NumPy backend's compiled tier on" if report["numba_tier"] else "; compiled tier off"),
+        ),
         ("cupy", report["cupy"] or "not installed"),
         ("CUDA usable", "yes" if cuda["usable"] else f"no: {cuda['reason']}"),
     ]

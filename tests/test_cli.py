@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -132,7 +133,7 @@ def test_info_plain(capsys: pytest.CaptureFixture[str]) -> None:
 
     rc, out, _ = run_cli(capsys, "info")
     assert rc == 0
-    for key in ("gpuops", "python", "numpy", "ml_dtypes", "cupy", "CUDA usable", "backend (auto)", "NVRTC"):
+    for key in ("gpuops", "python", "numpy", "ml_dtypes", "numba", "cupy", "CUDA usable", "backend (auto)", "NVRTC"):
         assert re.search(rf"^{re.escape(key)}\s", out, re.M), key
     assert gpuops.__version__ in out
     assert "feature level 6_4" in out
@@ -150,6 +151,9 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["numpy"] == np.__version__
     assert info["backend"]["auto"] in ("numpy", "cupy")
     assert info["backend"]["feature_level"] == "6_4"
+    has_numba = importlib.util.find_spec("numba") is not None
+    assert (info["numba"] is not None) == has_numba
+    assert info["numba_tier"] == (has_numba and os.environ.get("GPUOPS_NUMBA", "1") != "0")
     cuda = info["cuda"]
     assert isinstance(cuda["usable"], bool)
     if cuda["usable"]:

@@ -33,7 +33,6 @@ from descriptors import DataType
 
 from ..codegen_numba import LoopSpec
 from . import numpy_backend as nb
-from .fpstate import ignore, restore
 
 __all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "available"]
 
@@ -116,21 +115,19 @@ class NumbaLoopKernel:
 
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], aliased: bool) -> None:
         """One pass: every element's inputs are loaded before its output is stored, so exact
-        in-place aliasing (the only aliasing binding lets through) is safe."""
-        xs = [v.view(d) for v, d in zip(ins, self.in_storage, strict=True)]
-        o = out.view(self.out_storage)
+        in-place aliasing (the only aliasing binding lets through) is safe. No NumPy ufunc runs,
+        so NumPy's floating-point error state is neither read nor changed (the loops use
+        ``error_model="numpy"``: no Python exception for a division by zero either)."""
+        xs = [v.view(np.uint16) if v.itemsize == 2 else v for v in ins]
+        o = out.view(np.uint16) if out.itemsize == 2 else out
         size = o.shape[0]
-        token = ignore()
-        try:
-            if size < nb.THREAD_MIN:
-                self.loop(*xs, *prepared, o)
-                return
-            blocks = list(nb._chunks(o.shape, nb.THREAD_BLOCK))
+        if size < nb.THREAD_MIN:
+            self.loop(*xs, *prepared, o)
+            return
+        blocks = list(nb._chunks(o.shape, nb.THREAD_BLOCK))
 
-            def work(part: Iterable[Any]) -> None:
-                for idx in part:
-                    self.loop(*(x[idx] for x in xs), *prepared, o[idx])
+        def work(part: Iterable[Any]) -> None:
+            for idx in part:
+                self.loop(*(x[idx] for x in xs), *prepared, o[idx])
 
-            nb._parallel(blocks, work, size)
-        finally:
-            restore(token)
+        nb._parallel(blocks, work, size)
