@@ -65,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
@@ -224,39 +225,32 @@ def f32_to_bf16(x):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def f16_to_f32_array(src, out):  # type: ignore[no-untyped-def]
+def _convert_array(convert, src, out):  # type: ignore[no-untyped-def]
+    """``out[i] = convert(src[i])`` over 1-D arrays (numba compiles one loop per ``convert``)."""
+    if src.shape[0] != out.shape[0]:
+        raise ValueError("src and out differ in length")
+    for i in range(src.shape[0]):
+        out[i] = convert(src[i])
+
+
+def f16_to_f32_array(src: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = f16_to_f32(src[i])``: uint16 (float16 bits) 1-D ``src`` into float32 1-D ``out``."""
-    if src.shape[0] != out.shape[0]:
-        raise ValueError("src and out differ in length")
-    for i in range(src.shape[0]):
-        out[i] = f16_to_f32(src[i])
+    _convert_array(f16_to_f32, src, out)
 
 
-@njit(nogil=True)
-def f32_to_f16_array(src, out):  # type: ignore[no-untyped-def]
+def f32_to_f16_array(src: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = f32_to_f16(src[i])``: float32 1-D ``src`` into uint16 (float16 bits) 1-D ``out``."""
-    if src.shape[0] != out.shape[0]:
-        raise ValueError("src and out differ in length")
-    for i in range(src.shape[0]):
-        out[i] = f32_to_f16(src[i])
+    _convert_array(f32_to_f16, src, out)
 
 
-@njit(nogil=True)
-def bf16_to_f32_array(src, out):  # type: ignore[no-untyped-def]
+def bf16_to_f32_array(src: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = bf16_to_f32(src[i])``: uint16 (bfloat16 bits) 1-D ``src`` into float32 1-D ``out``."""
-    if src.shape[0] != out.shape[0]:
-        raise ValueError("src and out differ in length")
-    for i in range(src.shape[0]):
-        out[i] = bf16_to_f32(src[i])
+    _convert_array(bf16_to_f32, src, out)
 
 
-@njit(nogil=True)
-def f32_to_bf16_array(src, out):  # type: ignore[no-untyped-def]
+def f32_to_bf16_array(src: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = f32_to_bf16(src[i])``: float32 1-D ``src`` into uint16 (bfloat16 bits) 1-D ``out``."""
-    if src.shape[0] != out.shape[0]:
-        raise ValueError("src and out differ in length")
-    for i in range(src.shape[0]):
-        out[i] = f32_to_bf16(src[i])
+    _convert_array(f32_to_bf16, src, out)
 
 
 def _bench(repeats: int = 200) -> None:
