@@ -53,6 +53,12 @@ _NP_NAME = {DataType.FLOAT32: "np.float32", DataType.FLOAT64: "np.float64"}
 _FUNCTIONS = {"sqrt": "np.sqrt", "fabs": "abs"}
 
 
+# Names the generated module and loop body use; no argument may take one.
+_RESERVED = frozenset(
+    {"np", "njit", "T", "R", "i", "v", *OPERANDS, "f16_to_f32", "f32_to_f16", "bf16_to_f32", "f32_to_bf16"}
+)
+
+
 class Untranslatable(ValueError):
     """The expression uses something the compiled tier does not translate (it stays on NumPy)."""
 
@@ -235,6 +241,8 @@ def loop_spec(
     arrays = [param_name(r) for r in in_roles]
     out = param_name(out_role)
     args = [*arrays, *(n for n, _ in scalars), out]
+    if set(args) & _RESERVED or len(set(args)) != len(args):  # a name the loop body uses itself
+        return None
     body = []
     for role in in_roles:
         value = _LOAD[dtypes[role]].format(f"{param_name(role)}[i]")

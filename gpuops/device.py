@@ -261,12 +261,15 @@ class CompiledOperator:
             if not self._kernel.direct and flat_count >= numba_loops.MIN_ELEMENTS and numba_loops.available():
                 lspec = loop_spec(self.row, self.dtypes, has_sb, fused)
             if lspec is not None:
-                self._loop = True
-                self._kernel = kernels.get_or_build(
-                    (*key, "numba"),
-                    lambda: numba_loops.NumbaLoopKernel(lspec, self.dtypes, spec.scalar_types),
-                    lambda: lspec.source,
-                )
+                try:
+                    self._kernel = kernels.get_or_build(
+                        (*key, "numba"),
+                        lambda: numba_loops.NumbaLoopKernel(lspec, self.dtypes, spec.scalar_types),
+                        lambda: lspec.source,
+                    )
+                    self._loop = True
+                except Exception as exc:  # numba refused the loop: the ufunc path gives the same bits
+                    numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
         self._prepared = self._kernel.prepare(self.scalars)
 
     def _plan_fast(self, desc: OperatorDesc) -> FastPlan | None:

@@ -28,6 +28,7 @@ import gpuops
 from descriptors import ROWS, DataType, ScaleBias, TensorDesc, desc_class, dtype_combinations, row_of
 from descriptors.compute import compute_plan
 from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
+from gpuops import kernels
 from gpuops.codegen_numba import LOOP_TYPES, Untranslatable, loop_spec, translate
 
 numba = pytest.importorskip("numba")
@@ -289,3 +290,49 @@ def test_compute_types_of_the_cases() -> None:
         name, combo, sb, fused = p.values
         plan = compute_plan(row_of(name), combo, sb is not None)
         assert plan.compute in (F32, F64) and plan.out_compute in (F32, F64)
+
+
+def test_a_loop_numba_refuses_falls_back_to_ufuncs(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """If numba cannot build a loop, the operator runs on ufuncs (same bits) and says so in the log."""
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no loop today")
+
+    monkeypatch.setattr(numba_loops, "NumbaLoopKernel", refuse)
+    monkeypatch.setattr(kernels, "_cache", {})  # a loop built by an earlier test must not answer
+    row = row_of("ELEMENT_WISE_SUBTRACT")
+    combo = {f.name: BF16 for f in row.tensor_fields}
+    dev = gpuops.Device("numpy")
+    with caplog.at_level("WARNING", logger="gpuops"):
+        op = dev.compile_operator(dev.create_operator(_desc(row, combo, N, None, "ACTIVATION_RELU")))
+    assert op.launch_path == "numpy"
+    assert "no loop today" in caplog.text
+    a, b = _inputs(row, combo, N, seed=11)
+    out = np.empty(N, BF16.numpy_dtype)
+    op.execute([a, b], [out])
+    with np.errstate(all="ignore"):
+        diff = a.astype(np.float32) - b.astype(np.float32)
+    want = np.where(diff > 0, diff, np.float32(0)).astype(np.float32)
+    want = np.where(np.isnan(diff), diff, want).astype(BF16.numpy_dtype)
+    assert _same(out, want).all()
+
+
+def test_numba_that_does_not_import_turns_the_tier_off(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def broken(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "numba":
+            raise ImportError("numba built for another NumPy")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(numba_loops, "_available", None)
+    monkeypatch.setattr(builtins, "__import__", broken)
+    with caplog.at_level("WARNING", logger="gpuops"):
+        assert numba_loops.available() is False
+    assert "another NumPy" in caplog.text

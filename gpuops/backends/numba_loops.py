@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import logging
 import os
 import sys
 import tempfile
@@ -43,15 +44,28 @@ __all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "available"]
 MIN_ELEMENTS = 1 << 10
 
 _available: bool | None = None
+log = logging.getLogger("gpuops")
 
 
 def available() -> bool:
-    """numba is importable and ``GPUOPS_NUMBA`` is not ``0``."""
+    """numba imports and ``GPUOPS_NUMBA`` is not ``0``.
+
+    The first call imports numba (about 0.2-0.5 s): an installed numba that fails to import
+    (say, built for another NumPy) turns the tier off with a warning instead of failing
+    ``compile_operator``.
+    """
     global _available
     if os.environ.get("GPUOPS_NUMBA", "1") == "0":
         return False
     if _available is None:
-        _available = importlib.util.find_spec("numba") is not None
+        _available = False
+        if importlib.util.find_spec("numba") is not None:
+            try:
+                import numba  # noqa: F401
+            except Exception as exc:  # ImportError, or whatever a broken install raises
+                log.warning("gpuops: numba is installed but does not import (%s); compiled tier off", exc)
+            else:
+                _available = True
     return _available
 
 
