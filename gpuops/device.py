@@ -207,13 +207,14 @@ class CompiledOperator:
         self._reduction = self.row.is_reduction
         self._fast_plan: FastPlan | None = None
         self._loop = False
+        self._rows_layout: tuple | None = None  # NumPy backend: the numba rows loop's sizes and strides
         # Element-wise with every tensor packed and of one shape: flat 1-D views, no reshapes.
         tensors = [t for t in (*desc.input_tensors, *desc.output_tensors) if t is not None]
         flat = not self._reduction and all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
         if self._reduction:
             self._init_reduction(desc, device)
         else:
-            self._init_elementwise(desc, device, flat and tensors[0].element_count)
+            self._init_elementwise(desc, device, flat)
         self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
         # (position in the inputs list, view maker) for each present input; then the output's.
         self._in_views = tuple(
@@ -223,8 +224,8 @@ class CompiledOperator:
         )
         self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name), flat)
 
-    def _init_elementwise(self, desc: OperatorDesc, device: Device, flat_count: int) -> None:
-        """``flat_count``: the element count when every tensor is packed with one shape, else 0."""
+    def _init_elementwise(self, desc: OperatorDesc, device: Device, flat: bool) -> None:
+        """``flat``: every tensor is packed, with one shape."""
         sb = getattr(desc, "scale_bias", None) if self.row.has_scale_bias else None
         has_sb = sb is not None
         fused_desc = getattr(desc, self.row.fused_field.name) if self.row.fused_field is not None else None
@@ -256,20 +257,33 @@ class CompiledOperator:
                 key, lambda: impl.NumpyKernel(self.row, self.dtypes, has_sb, fused), lambda: spec.source
             )
             # A lowering NumPy runs as several passes (float16/bfloat16 conversions, ScaleBias, a
-            # fused activation, a multi-step expression) runs as one compiled loop where it can.
-            lspec = None
-            if not self._kernel.direct and flat_count >= numba_loops.MIN_ELEMENTS and numba_loops.available():
-                lspec = loop_spec(self.row, self.dtypes, has_sb, fused)
+            # fused activation, a multi-step expression) runs as one compiled loop where it can:
+            # the flat loop over 1-D views, or the rows loop over the bound buffers for what the
+            # GPU planner coalesces to two dimensions with unit or zero column strides (row,
+            # column and scalar broadcasts, padded rows).
+            out_desc: TensorDesc = getattr(desc, self.row.output_fields[0].name)
+            lspec = layout = None
+            if (
+                not self._kernel.direct
+                and out_desc.element_count >= numba_loops.MIN_ELEMENTS
+                and numba_loops.available()
+            ):
+                plan = None if flat else self._plan_fast(desc)
+                layout = numba_loops.rows_layout(plan) if plan is not None else None
+                if flat or layout is not None:
+                    lspec = loop_spec(self.row, self.dtypes, has_sb, fused)
             if lspec is not None:
                 try:
-                    self._kernel = kernels.get_or_build(
+                    kernel = kernels.get_or_build(
                         (*key, "numba"),
                         lambda: numba_loops.NumbaLoopKernel(lspec, self.dtypes, spec.scalar_types),
                         lambda: lspec.source,
                     )
-                    self._loop = True
+                    kernel.compile("flat" if layout is None else "rows")
                 except Exception as exc:  # numba refused the loop: the ufunc path gives the same bits
                     numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
+                else:
+                    self._kernel, self._loop, self._rows_layout = kernel, True, layout
         self._prepared = self._kernel.prepare(self.scalars)
 
     def _plan_fast(self, desc: OperatorDesc) -> FastPlan | None:
@@ -336,6 +350,10 @@ class CompiledOperator:
         if self._fast_plan is not None:  # gpuops' flat/rows RawKernel: it takes the bound buffers as they are
             ins = [inputs[k] for k, _ in self._in_views]
             self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)
+            return
+        if self._rows_layout is not None:  # the numba rows loop: it too takes the bound buffers as they are
+            bufs = [inputs[k] for k, _ in self._in_views]
+            self._kernel.run_rows(bufs, outputs[0], self._prepared, self._rows_layout)
             return
         ins = [make(inputs[k]) for k, make in self._in_views]
         if self._reduction:

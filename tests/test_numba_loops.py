@@ -336,3 +336,140 @@ def test_numba_that_does_not_import_turns_the_tier_off(
     with caplog.at_level("WARNING", logger="gpuops"):
         assert numba_loops.available() is False
     assert "another NumPy" in caplog.text
+
+
+# ---------------------------------------------------------------------------------------------
+# The rows loop: layouts the GPU planner coalesces to two dimensions, on the bound buffers
+
+R, C = 37, 41  # 1517 elements: above MIN_ELEMENTS, odd extents
+# name -> (strides of the first input, of the other inputs, of the output); None is packed.
+ROWS_LAYOUTS: dict[str, tuple[Any, Any, Any]] = {
+    "row_bcast": (None, (0, 1), None),
+    "col_bcast": (None, (1, 0), None),
+    "scalar": (None, (0, 0), None),
+    "padded": ((C + 3, 1), (C + 1, 1), (C + 5, 1)),
+}
+
+
+def _layouts_for(row: OpRow) -> list[str]:
+    """Layouts that change something for this row (one-input rows have no 'other' inputs)."""
+    if len([f for f in row.input_fields]) > 1:
+        return list(ROWS_LAYOUTS)
+    return [k for k, (_, other, _) in ROWS_LAYOUTS.items() if other is None or k == "padded"]
+
+
+def _raw_buffer(desc: TensorDesc, rng: np.random.Generator, specials: list[float]) -> np.ndarray:
+    """Random bits filling the whole bound buffer (padding included), specials at the front."""
+    from helpers import buffer_elements
+
+    buf = random_values(desc.data_type, (buffer_elements(desc),), rng, "bits")
+    with np.errstate(all="ignore"):
+        k = min(len(specials), buf.size)
+        buf[:k] = np.asarray(specials[:k]).astype(desc.data_type.numpy_dtype)
+    return buf
+
+
+ROWS_CASES = []
+for _k, _p in enumerate(CASES):
+    _name, _combo, _sb, _fused = _p.values
+    _choices = _layouts_for(row_of(_name))
+    # One layout per case (rotating), every layout for the float16 ADD1 + RELU and float32 ScaleBias cases.
+    _full = _p.id in ("ELEMENT_WISE_ADD1-FLOAT16-ACTIVATION_RELU", "ELEMENT_WISE_IDENTITY-FLOAT32-sb(1.5, -0.25)")
+    for _layout in _choices if _full else [_choices[_k % len(_choices)]]:
+        ROWS_CASES.append(pytest.param(_name, _combo, _sb, _fused, _layout, id=f"{_p.id}-{_layout}"))
+
+
+@pytest.mark.parametrize(("name", "combo", "sb", "fused", "layout"), ROWS_CASES)
+def test_rows_loop_matches_numpy_path(
+    name: str,
+    combo: dict[str, DataType],
+    sb: tuple | None,
+    fused: str | None,
+    layout: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whole output buffers compared: the tensor's elements bit for bit (NaNs as a class), and
+    the bytes between and after them untouched."""
+    row = row_of(name)
+    first, other, out_st = ROWS_LAYOUTS[layout]
+    in_roles = [f.name for f in row.input_fields if f.name in combo]
+    out_role = row.output_fields[0].name
+    descs = {r: TensorDesc(combo[r], (R, C), first if i == 0 else other) for i, r in enumerate(in_roles)}
+    descs[out_role] = TensorDesc(combo[out_role], (R, C), out_st)
+    kwargs: dict[str, Any] = dict(descs)
+    kwargs.update({f.name: combo[out_role] for f in row.fields if f.kind is FieldKind.DATA_TYPE})
+    kwargs.update(_params(row, PARAMS))
+    if sb is not None:
+        kwargs["scale_bias"] = ScaleBias(*sb)
+    if fused is not None:
+        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused), ACT_PARAMS))
+    desc = desc_class(name)(**kwargs)
+    rng = np.random.default_rng(len(name) * 31 + len(layout))
+    bufs = [_raw_buffer(descs[r], rng, SPECIALS[combo[r]]) for r in in_roles]
+    fill = _raw_buffer(descs[out_role], rng, [])
+
+    dev = gpuops.Device("numpy")
+    op = dev.compile_operator(dev.create_operator(desc))
+    assert op.launch_path == "numba"
+    got = fill.copy()
+    op.execute(bufs, [got])
+    with monkeypatch.context() as m:
+        m.setenv("GPUOPS_NUMBA", "0")
+        ref = dev.compile_operator(dev.create_operator(desc))
+    want = fill.copy()
+    ref.execute(bufs, [want])
+    bad = np.flatnonzero(~_same(got, want))
+    assert bad.size == 0, f"{bad.size} buffer elements differ, first at {bad[0]}: {got[bad[0]]!r} vs {want[bad[0]]!r}"
+
+
+@pytest.mark.parametrize(
+    ("a", "out"),
+    [
+        (TensorDesc(F16, (4, 16, 32), (16 * 40 + 8, 40, 1)), None),  # padded rows in a padded plane: 3-D
+        (TensorDesc(F16, (R, C), (1, R)), None),  # transposed: the ufunc path's tiles are faster
+        (None, TensorDesc(F16, (R, C), (2 * C, 2))),  # a strided output
+    ],
+    ids=["three-dims", "transposed", "strided-output"],
+)
+def test_layouts_the_rows_loop_leaves_to_ufuncs(a: TensorDesc | None, out: TensorDesc | None) -> None:
+    shape = (a or out).sizes
+    packed = TensorDesc(F16, shape)
+    desc = desc_class("ELEMENT_WISE_ADD")(a_tensor=a or packed, b_tensor=packed, output_tensor=out or packed)
+    dev = gpuops.Device("numpy")
+    assert dev.compile_operator(dev.create_operator(desc)).launch_path == "numpy"
+
+
+@pytest.mark.parametrize("layout", ["row_bcast", "scalar"])
+def test_rows_loop_threaded_blocks(layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row blocks (row broadcast) and column blocks (a scalar broadcast is one row) on three
+    threads give the one-call result."""
+    from gpuops.backends import numpy_backend
+
+    row = row_of("ELEMENT_WISE_ADD1")
+    combo = {f.name: BF16 for f in row.tensor_fields}
+    first, other, _ = ROWS_LAYOUTS[layout]
+    a, b, o = TensorDesc(BF16, (R, C), first), TensorDesc(BF16, (R, C), other), TensorDesc(BF16, (R, C))
+    desc = _desc(row, combo, R * C, None, "ACTIVATION_RELU")
+    desc = desc_class(row.name)(a_tensor=a, b_tensor=b, output_tensor=o, fused_activation=desc.fused_activation)
+    rng = np.random.default_rng(3)
+    bufs = [_raw_buffer(a, rng, SPECIALS[BF16]), _raw_buffer(b, rng, SPECIALS[BF16])]
+    dev = gpuops.Device("numpy")
+    op = dev.compile_operator(dev.create_operator(desc))
+    assert op.launch_path == "numba"
+    one = np.zeros(R * C + 1, BF16.numpy_dtype)  # 16-bit buffers hold whole 4-byte words
+    op.execute(bufs, [one])
+    calls: list[int] = []
+    real = numpy_backend._parallel
+
+    def spy(parts: list[Any], work: Any, size: int) -> None:
+        calls.append(len(parts))
+        real(parts, work, size)
+
+    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 64)
+    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
+    monkeypatch.setattr(numpy_backend, "_parallel", spy)
+    monkeypatch.setenv("GPUOPS_NUM_THREADS", "3")
+    many = np.zeros(R * C + 1, BF16.numpy_dtype)
+    op.execute(bufs, [many])
+    assert calls and calls[0] > 2
+    assert np.array_equal(uint_view(one), uint_view(many))
