@@ -15,7 +15,8 @@ three alike):
 - ``exp_scalebias_f32``: ``ELEMENT_WISE_EXP`` with ScaleBias vs ``multiply``, ``add``, ``exp``
   with ``out=``.
 - ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024``; gpuops reads B through a stride-0
-  descriptor, the ufunc through NumPy/CuPy broadcasting. ``col_bcast_f32``: ``[M, C] + [M, 1]``.
+  descriptor, the ufunc through NumPy/CuPy broadcasting; ``row_bcast_f16`` the same in float16 (a bias
+  add; the NumPy backend's compiled rows loop). ``col_bcast_f32``: ``[M, C] + [M, 1]``.
 - ``transposed_f32``: ``A.T + B`` for square ``[S, S]`` (``n = S * S``): A read through
   transposed strides.
 - ``sum_full_f32``, ``sum_inner_f32``, ``sum_outer_f32``, ``max_inner_f32``: ``REDUCE`` over
@@ -83,6 +84,7 @@ CASES = (
     "add1_relu_f32",
     "exp_scalebias_f32",
     "row_bcast_f32",
+    "row_bcast_f16",
     "col_bcast_f32",
     "transposed_f32",
     "sum_full_f32",
@@ -272,27 +274,28 @@ class Bench:
             ],
         )
 
-    def row_bcast(self, n: int) -> Group:
+    def row_bcast(self, n: int, dt: DataType = DataType.FLOAT32) -> Group:
         xp = self.xp
         cols = min(ROW_C, n)
         rows = n // cols
         n = rows * cols
-        f32 = DataType.FLOAT32
-        a, b, c = self.array(n, np.float32), self.array(cols, np.float32), self.empty(n, np.float32)
-        c_flat = self.empty(n, np.float32)
+        npdt = dt.numpy_dtype
+        a, b, c = self.array(n, npdt), self.array(cols, npdt), self.empty(n, npdt)
+        c_flat = self.empty(n, npdt)
         a2, c2 = a.reshape(rows, cols), c_flat.reshape(rows, cols)
         shape = (rows, cols)
-        op = self.compiled(TensorDesc(f32, shape), TensorDesc.broadcast(f32, (cols,), to=shape), TensorDesc(f32, shape))
-        per_elem = 8 + 4 * cols / n  # read A, write C, read the row once
+        op = self.compiled(TensorDesc(dt, shape), TensorDesc.broadcast(dt, (cols,), to=shape), TensorDesc(dt, shape))
+        item = npdt.itemsize
+        per_elem = 2 * item + item * cols / n  # read A, write C, read the row once
         return Group(
-            "row_bcast_f32",
-            "float32",
+            f"row_bcast_{'f16' if dt is DataType.FLOAT16 else 'f32'}",
+            npdt.name,
             n,
             shape,
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
-                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 2 * item),
                 *self.general(op, [a, b], c, per_elem),
             ],
         )
@@ -717,6 +720,8 @@ def run(
                     groups.append(bench.transposed(n))
                 elif case == "row_bcast_f32":
                     groups.append(bench.row_bcast(n))
+                elif case == "row_bcast_f16":
+                    groups.append(bench.row_bcast(n, DataType.FLOAT16))
                 elif case in REDUCE_CASES:
                     groups.append(bench.reduction(case, n))
                 else:
