@@ -11,7 +11,7 @@ Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpu
 imported from there, so numba's own on-disk cache (``cache=True``) spares later processes
 the compile (about 0.1-0.3 s per loop); the file name holds a hash of the source and of the
 conversion module it calls, so an edit never meets a stale cache. Where the folder cannot be
-written, the source is compiled in memory instead (no cross-process cache).
+written (or numba finds no place for its cache), the source is compiled in memory (no cross-process cache).
 
 Loops are compiled when the operator is compiled (``compile_operator``), not on first execute.
 """
@@ -99,7 +99,8 @@ def _load(spec: LoopSpec) -> tuple[Any, Any]:
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[module_name] = module
         mod_spec.loader.exec_module(module)
-    except OSError:
+    except (OSError, RuntimeError):  # unwritable folder, or numba finds no place for its cache files
+        sys.modules.pop(module_name, None)
         namespace: dict[str, Any] = {}
         exec(compile(spec.source.replace("cache=True", "cache=False"), module_name, "exec"), namespace)
         return namespace[spec.name], namespace[spec.name + "_rows"]
