@@ -3,14 +3,16 @@
 Pure string work: no numba import. The NumPy backend runs an element-wise operator as a chain
 of ufunc passes over 64 Ki chunks (float16 and bfloat16 converted in and out of float32 at
 every chunk). Where the row's CUDA expression uses only operations that IEEE 754 rounds
-exactly (``+ - * /``, ``sqrt``, ``fabs``, comparisons, ``&& || !``, ``?:`` and the casts
-``T(...)``), the same expression is translated to Python and compiled by numba into one loop
-that loads each element once, converts, scales (ScaleBias), applies the operator and the fused
-activation in registers and stores once (shared/reference/performance.md 4.1.6 and 4.1.10).
-Every such operation gives the same bits however it is compiled (no FMA contraction, no
-fast-math), so the loop is bit-identical to the NumPy path; ``tests/test_numba_loops.py``
-checks that for every row and data type this tier accepts. Rows with any other function
-(``exp``, ``tanh``, gpuops helpers, integer wrapping) are not translated: libm and NumPy's
+exactly (``+ - * /``, ``sqrt``, ``fabs``, comparisons, ``&& || !``, ``?:``, the casts
+``T(...)``, CUDA's ``__fadd_rn``-style intrinsics, and gpuops' one-expression helpers made of
+those, inlined from their source in ``descriptors/cuda_helpers.py``), the same expression is
+translated to Python and compiled by numba into one loop that loads each element once,
+converts, scales (ScaleBias), applies the operator and the fused activation in registers and
+stores once (shared/reference/performance.md 4.1.6 and 4.1.10). Every such operation gives
+the same bits however it is compiled (no FMA contraction, no fast-math), so the loop is
+bit-identical to the NumPy path; ``tests/test_numba_loops.py`` checks that for every row and
+data type this tier accepts. Rows with any other function (``exp``, ``tanh``, other gpuops
+helpers, integer wrapping) are not translated: libm and NumPy's
 SIMD loops may differ in the last place, and the NumPy path stays their only CPU path.
 
 Translation follows C's rules where Python's differ: every binary operation is parenthesized
@@ -28,6 +30,7 @@ from collections.abc import Mapping
 
 from descriptors import DataType
 from descriptors.compute import compute_plan
+from descriptors.cuda_helpers import HELPERS
 from descriptors.schema import Domain, OpRow
 
 from .codegen import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
@@ -51,6 +54,31 @@ _STORE = {
 _NP_NAME = {DataType.FLOAT32: "np.float32", DataType.FLOAT64: "np.float64"}
 # C functions with correctly rounded results in both libm/NVRTC and NumPy: their numba forms.
 _FUNCTIONS = {"sqrt": "np.sqrt", "fabs": "abs"}
+# CUDA's round-to-nearest intrinsics (never contracted into an FMA): plain operators here.
+_ROUNDED = {"__fadd_rn": "+", "__dadd_rn": "+", "__fmul_rn": "*", "__dmul_rn": "*"}
+# gpuops' one-expression CUDA helpers (``descriptors.cuda_helpers``), inlined from their own source:
+# ``[template <typename F>] __device__ __forceinline__ R name(params) { return <expr>; }``.
+_HELPER_DEF = re.compile(
+    r"(?:template\s*<typename (?P<tp>\w+)>\s*)?__device__ __forceinline__ \w+ (?P<name>gpuops_\w+)"
+    r"\((?P<params>[^)]*)\)\s*\{\s*return (?P<body>[^;{}]*);\s*\}"
+)
+
+
+def _helpers() -> dict[str, tuple[tuple[str, ...], str, str | None]]:
+    """name -> (parameter names, body expression, template type name) of each one-expression
+    helper (the first overload: the float and double ones differ only in intrinsic names)."""
+    out: dict[str, tuple[tuple[str, ...], str, str | None]] = {}
+    for source, _ in HELPERS.values():
+        for m in _HELPER_DEF.finditer(source):
+            params = tuple(p.split()[-1] for p in m["params"].split(",") if p.strip())
+            out.setdefault(m["name"], (params, m["body"], m["tp"]))
+    return out
+
+
+# Not inlined: NumPy's maximum/minimum loops (the NumPy path of ELEMENT_WISE_MAX/MIN) pick the
+# second operand for max(+0.0, -0.0) where these helpers pick the first, so a loop from them
+# would not match the NumPy backend's bits (tests/test_numba_loops.py showed it).
+_HELPERS = {k: v for k, v in _helpers().items() if k not in ("gpuops_max_nan", "gpuops_min_nan")}
 
 
 # Names the generated module and loop body use; no argument may take one.
@@ -82,7 +110,7 @@ _BINARY = (
 class _Parser:
     """Recursive descent over the C expression subset; each method returns Python source."""
 
-    def __init__(self, text: str, names: Mapping[str, str]) -> None:
+    def __init__(self, text: str, names: Mapping[str, str], casts: frozenset[str] = frozenset({"T"})) -> None:
         self.tokens: list[tuple[str, str]] = []
         pos = 0
         text = text.strip()
@@ -96,6 +124,7 @@ class _Parser:
             pos = m.end()
         self.i = 0
         self.names = names
+        self.casts = casts  # T, and a helper's template type (its arguments' type: T here too)
 
     def peek(self) -> str | None:
         return self.tokens[self.i][1] if self.i < len(self.tokens) else None
@@ -164,7 +193,7 @@ class _Parser:
 
     def call(self, fn: str) -> str:
         self.take("(")
-        if fn == "T":
+        if fn in self.casts:
             if self.tokens[self.i][0] == "num" and self.i + 1 < len(self.tokens) and self.tokens[self.i + 1][1] == ")":
                 literal = self.take()[1]
                 self.take(")")
@@ -172,11 +201,22 @@ class _Parser:
             inner = self.ternary()
             self.take(")")
             return f"T({inner})"
-        if fn not in _FUNCTIONS:
-            raise Untranslatable(f"function {fn!r} is not exactly rounded everywhere")
-        arg = self.ternary()
+        args = [self.ternary()]
+        while self.peek() == ",":
+            self.take(",")
+            args.append(self.ternary())
         self.take(")")
-        return f"T({_FUNCTIONS[fn]}({arg}))"
+        if fn in _FUNCTIONS and len(args) == 1:
+            return f"T({_FUNCTIONS[fn]}({args[0]}))"
+        if fn in _ROUNDED and len(args) == 2:
+            return f"({args[0]} {_ROUNDED[fn]} {args[1]})"
+        if fn in _HELPERS:
+            params, body, tp = _HELPERS[fn]
+            if len(params) != len(args):
+                raise Untranslatable(f"{fn} takes {len(params)} arguments, given {len(args)}")
+            casts = self.casts | ({tp} if tp else set())
+            return f"({_Parser(body, dict(zip(params, args, strict=True)), frozenset(casts)).parse()})"
+        raise Untranslatable(f"function {fn!r} is not exactly rounded everywhere")
 
 
 def translate(expr: str, names: Mapping[str, str]) -> str:

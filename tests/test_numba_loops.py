@@ -69,6 +69,12 @@ def _eval(expr: str, **values: float) -> Any:
         ("!(x > y)", {"x": 1, "y": 2}, True),
         ("T(0.5) * x", {"x": 3}, 1.5),
         ("sqrt(x) + fabs(y)", {"x": 9, "y": -2}, 5),
+        ("__fadd_rn(x, __fmul_rn(y, z))", {"x": 1, "y": 2, "z": 3}, 7),  # CUDA's rounded intrinsics
+        # gpuops helpers inlined from descriptors/cuda_helpers.py (sign: 1, -1, 0 or NaN; at_least: max(x, lo))
+        ("gpuops_sign(x - y)", {"x": 1, "y": 3}, -1),
+        ("gpuops_sign(x)", {"x": 0.25}, 1),
+        ("gpuops_at_least(x, T(0.5))", {"x": 0.25}, 0.5),
+        ("gpuops_at_least(x, T(0.5))", {"x": 2}, 2),
     ],
 )
 def test_translation_follows_c(expr: str, values: dict[str, float], c_result: object) -> None:
@@ -86,7 +92,10 @@ def test_integer_literals_take_the_floating_type() -> None:
     [
         "exp(x)",  # libm and NumPy's SIMD loops may differ in the last place
         "fma(x, y, z)",
-        "gpuops_max_nan(x, y)",
+        "gpuops_max_nan(x, y)",  # NumPy's maximum picks the other zero of max(+0, -0): not inlined
+        "gpuops_shl<T>(x, y)",
+        "gpuops_act_gelu(x)",  # not one exactly rounded expression
+        "gpuops_sign(x, y)",  # wrong argument count
         "x & y",
         "T(~x)",
         "0.5 * x",  # a double literal outside T(...)
