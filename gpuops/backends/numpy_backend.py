@@ -293,7 +293,10 @@ class NumpyKernel:
         # One input, a single ufunc, the result straight into the output: the scaled operand is
         # made in the output chunk too and the ufunc runs there in place (the chain a user would
         # write: multiply, add, op, all into out), with no workspace.
-        scale_in_out = into_out and sb is not None and self.single and len(ins) == 1
+        # (The output chunk must hold the operand's compute type, not merely the result's.)
+        scale_in_out = (
+            into_out and sb is not None and self.single and len(ins) == 1 and out.dtype == self.in_np[self.in_roles[p]]
+        )
         for idx in blocks:
             o = out[idx]
             shape, size = o.shape, o.size
