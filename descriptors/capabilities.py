@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from .enums import DataType, FeatureLevel
+from .errors import DescriptorError
 from .optable import OperatorType, row_of
 from .schema import OpRow
 
@@ -90,14 +91,16 @@ def variant_name(row: OpRow, variant: object) -> str | None:
     if variant is None:
         return None
     if not row.variants:
-        raise ValueError(f"{row.name} has one capability table; it takes no variant (got {variant!r})")
+        raise DescriptorError(f"{row.name} has one capability table; it takes no variant (got {variant!r})", "variant")
     enum_type = row.field(row.selector).enum_type
     assert enum_type is not None
     try:
-        return enum_type[variant].name if isinstance(variant, str) else enum_type(variant).name
-    except (KeyError, ValueError):
+        if isinstance(variant, bool):  # an int, but never a selector value
+            raise ValueError
+        return enum_type[variant.upper()].name if isinstance(variant, str) else enum_type(variant).name
+    except (KeyError, ValueError, TypeError):
         allowed = ", ".join(row.variants)
-        raise ValueError(f"{row.name}: {row.selector} {variant!r} is not one of {allowed}") from None
+        raise DescriptorError(f"{row.name}: {row.selector} {variant!r} is not one of {allowed}", "variant") from None
 
 
 def operator_support(
@@ -115,7 +118,7 @@ def operator_support(
     without it REDUCE reports what any function accepts.
     """
     row = row_of(operator_type)
-    level = FeatureLevel(feature_level)
+    level = FeatureLevel.parse(feature_level)
     name = variant_name(row, variant)
     tier = row.tier_at(level, name)
     ext_types = row.extension_types_for(name)

@@ -25,12 +25,14 @@ class ScaleBias:
     bias: float = 0.0
 
     def __post_init__(self) -> None:
+        from .errors import DescriptorError
+        from .float_range import float_problem
+
         for name in ("scale", "bias"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
-                from .errors import DescriptorError
-
-                raise DescriptorError(f"ScaleBias.{name} must be a number (got {v!r})", name)
+            problem = float_problem(v)  # DML_SCALE_BIAS holds FLOATs (float32)
+            if problem is not None:
+                raise DescriptorError(f"ScaleBias.{name} {problem}", name)
             object.__setattr__(self, name, float(v))
 
 

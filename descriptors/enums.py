@@ -169,20 +169,44 @@ class FeatureLevel(enum.IntEnum):
         return self.name[3:]
 
     @classmethod
-    def parse(cls, text: str | int | FeatureLevel) -> FeatureLevel:
-        """Accept ``FeatureLevel``, ``0x5100``, ``"5_1"``, ``"5.1"`` or ``"FL_5_1"``."""
+    def parse(cls, text: str | int | FeatureLevel, where: str = "") -> FeatureLevel:
+        """Accept ``FeatureLevel``, ``0x5100``, ``"5_1"``, ``"5.1"``, ``"FL_5_1"`` or ``"0x5100"``.
+
+        A float (``5.1``) or any other type is a ``TypeError`` (``6.10`` would read as 6.1);
+        an unknown level a ``DescriptorError`` listing the known ones. ``where`` prefixes the
+        message (``"Device: max_feature_level"``).
+        """
+        from .errors import DescriptorError
+
         if isinstance(text, FeatureLevel):
             return text
-        if isinstance(text, int):
-            return cls(text)
-        key = text.strip().upper().replace(".", "_")
-        if not key.startswith("FL_"):
-            key = "FL_" + key
-        try:
-            return cls[key]
-        except KeyError:
-            allowed = ", ".join(m.label for m in cls)
-            raise ValueError(f"unknown feature level {text!r}; allowed: {allowed}") from None
+        allowed = ", ".join(m.label for m in cls)
+        if isinstance(text, bool) or not isinstance(text, (str, int, np.integer)):
+            raise TypeError(
+                f"{where + ': ' if where else ''}a feature level is a FeatureLevel, a string such as '5_1', '5.1' "
+                f"or 'FL_5_1', or an integer such as 0x5100 (got {type(text).__name__} {text!r}); "
+                "a float is ambiguous, write '5.1'"
+            )
+        if isinstance(text, str):
+            key = text.strip().upper().replace(".", "_")
+            if key.startswith("0X"):
+                try:
+                    return cls.parse(int(key, 16), where)
+                except (ValueError, DescriptorError):
+                    pass
+            else:
+                if not key.startswith("FL_"):
+                    key = "FL_" + key
+                if key in cls.__members__:
+                    return cls[key]
+        else:
+            value = int(text)
+            if value in cls._value2member_map_:
+                return cls(value)
+        raise DescriptorError(
+            f"{where + ': ' if where else ''}unknown feature level {text!r}; allowed: {allowed} (or FL_5_1, 0x5100)",
+            "feature_level",
+        )
 
 
 class ExecutionFlags(enum.IntFlag):

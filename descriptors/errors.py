@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DescriptorError"]
+__all__ = ["DescriptorError", "UnknownOperatorError"]
 
 
 class DescriptorError(ValueError):
@@ -14,3 +14,11 @@ class DescriptorError(ValueError):
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
         self.field = field
+
+
+class UnknownOperatorError(DescriptorError, KeyError):
+    """An operator name the op table does not know: a ``DescriptorError``, and a ``KeyError``
+    for callers that look operators up as in a mapping."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -11,6 +11,7 @@ import dataclasses
 import enum
 
 from .accuracy import ACCURACY
+from .errors import UnknownOperatorError
 from .rows_activation import ACTIVATION_ROWS
 from .rows_backward import BACKWARD_ROWS
 from .rows_binary import BINARY_ROWS
@@ -42,8 +43,13 @@ OperatorType.__module__ = "descriptors"
 
 def row_of(op: OperatorType | str) -> OpRow:
     """The op-table row of an operator type (or of its name)."""
-    name = op if isinstance(op, str) else op.name
+    if isinstance(op, str):
+        name = op
+    elif isinstance(op, OperatorType):
+        name = op.name
+    else:
+        raise TypeError(f"an operator type is an OperatorType or its name (got {type(op).__name__} {op!r})")
     try:
         return ROW_BY_NAME[name]
     except KeyError:
-        raise KeyError(f"no operator {name!r} in the op table") from None
+        raise UnknownOperatorError(f"no operator {name!r} in the op table", "operator_type") from None

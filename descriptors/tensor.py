@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -36,18 +37,66 @@ def calc_buffer_tensor_size(data_type: DataType, sizes: Sequence[int], strides: 
     return (nbytes + 3) & ~3
 
 
-def _as_uint_tuple(values: object, what: str) -> tuple[int, ...]:
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+# DirectML allows 8 dimensions at most (DML_TENSOR_DIMENSION_COUNT_MAX1); a descriptor is refused
+# far above that before any work is done on its sizes (validate states the per-level limit).
+MAX_DIMENSIONS = 64
+
+
+def _show(v: int) -> str:
+    """An integer for a message: huge ones by their size (str() of a 5000-digit int raises)."""
+    return repr(v) if -(2**64) < v < 2**64 else f"an integer of {v.bit_length()} bits"
+
+
+def _as_uint_tuple(values: object, what: str, limit: int = UINT32_MAX) -> tuple[int, ...]:
+    """``values`` as a tuple of Python ints, each 0 to ``limit`` (the C type of the field),
+    checked one by one before anything is computed from them."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | range):
+        if not hasattr(values, "__iter__"):
+            raise DescriptorError(
+                f"TensorDesc.{what} must be a sequence of integers (got {type(values).__name__})", what
+            )
         try:
-            values = tuple(values)  # type: ignore[call-overload]
+            values = tuple(itertools.islice(values, MAX_DIMENSIONS + 1))  # type: ignore[call-overload]
         except TypeError:
-            raise DescriptorError(f"TensorDesc.{what} must be a sequence of integers (got {values!r})", what) from None
+            raise DescriptorError(
+                f"TensorDesc.{what} must be a sequence of integers (got {type(values).__name__})", what
+            ) from None
+    if len(values) > MAX_DIMENSIONS:  # type: ignore[arg-type]
+        raise DescriptorError(
+            f"TensorDesc.{what} has more than {MAX_DIMENSIONS} entries; DirectML tensors have at most 8 dimensions",
+            what,
+        )
     out = []
-    for v in values:  # type: ignore[union-attr]
+    for i, v in enumerate(values):  # type: ignore[arg-type]
         if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
-            raise DescriptorError(f"TensorDesc.{what} must hold integers (got {v!r} in {tuple(values)!r})", what)
-        out.append(int(v.__index__()))
+            raise DescriptorError(f"TensorDesc.{what} must hold integers (got {v!r} at index {i})", what)
+        n = int(v.__index__())
+        if not 0 <= n <= limit:
+            at = f" at index {i}" if what in ("sizes", "strides") else ""
+            raise DescriptorError(
+                f"TensorDesc.{what} holds {_show(n)}{at}; the field is an unsigned "
+                f"{limit.bit_length()}-bit integer (0 to 2**{limit.bit_length()}-1)",
+                what,
+            )
+        out.append(n)
     return tuple(out)
+
+
+def _flags(value: object) -> TensorFlags:
+    """``DML_TENSOR_FLAGS``: NONE or OWNED_BY_DML; any other bit is refused (E_INVALIDARG)."""
+    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise DescriptorError(f"TensorDesc.flags must be a TensorFlags (got {value!r})", "flags")
+    n = int(value.__index__())  # type: ignore[union-attr]
+    known = int(TensorFlags.OWNED_BY_DML)
+    if n < 0 or n & ~known:
+        raise DescriptorError(
+            f"TensorDesc.flags is {hex(n) if 0 <= n <= UINT64_MAX else _show(n)}; allowed: NONE (0), "
+            f"OWNED_BY_DML (0x1)",
+            "flags",
+        )
+    return TensorFlags(n)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,8 +118,10 @@ class TensorDesc:
 
     def __post_init__(self) -> None:
         try:
+            if isinstance(self.data_type, bool):  # an int, but never a DataType
+                raise ValueError
             data_type = DataType(self.data_type)
-        except ValueError:
+        except (ValueError, TypeError):
             allowed = ", ".join(d.name for d in DataType)
             raise DescriptorError(
                 f"TensorDesc.data_type must be a DataType (got {self.data_type!r}); allowed: {allowed}", "data_type"
@@ -79,7 +130,7 @@ class TensorDesc:
         object.__setattr__(self, "sizes", _as_uint_tuple(self.sizes, "sizes"))
         if self.strides is not None:
             object.__setattr__(self, "strides", _as_uint_tuple(self.strides, "strides"))
-        object.__setattr__(self, "flags", TensorFlags(self.flags))
+        object.__setattr__(self, "flags", _flags(self.flags))
         if self.total_tensor_size_in_bytes is None:
             strides_ok = self.strides is None or len(self.strides) == len(self.sizes)
             size = calc_buffer_tensor_size(data_type, self.sizes, self.strides if strides_ok else None)
@@ -88,7 +139,7 @@ class TensorDesc:
             object.__setattr__(
                 self,
                 "total_tensor_size_in_bytes",
-                _as_uint_tuple((self.total_tensor_size_in_bytes,), "total_tensor_size_in_bytes")[0],
+                _as_uint_tuple((self.total_tensor_size_in_bytes,), "total_tensor_size_in_bytes", UINT64_MAX)[0],
             )
         object.__setattr__(
             self,

@@ -20,6 +20,7 @@ from .compute import plan_problem
 from .descs import OperatorDesc, ScaleBias
 from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError
+from .float_range import float_problem, is_number, show_number
 from .optable import row_of
 from .schema import Field, FieldKind, OpRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
@@ -122,7 +123,7 @@ class _Checker:
                 f"{role}.guaranteed_base_offset_alignment",
                 f"is {align}; it must be 0 or a power of two of at least the element size ({t.data_type.itemsize})",
             )
-        if t.flags & ~TensorFlags.OWNED_BY_DML:
+        if int(t.flags) & ~int(TensorFlags.OWNED_BY_DML):
             raise self.fail(f"{role}.flags", f"is {int(t.flags):#x}; allowed: NONE, OWNED_BY_DML")
         if is_output and t.flags & TensorFlags.OWNED_BY_DML:
             raise self.fail(f"{role}.flags", "is OWNED_BY_DML; the flag applies to input tensors only")
@@ -201,22 +202,25 @@ class _Checker:
         for f in row.fields:
             v = getattr(desc, f.name)
             where = prefix + f.name
-            if f.kind is FieldKind.FLOAT:
-                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                    raise self.fail(where, f"must be a number (FLOAT) (got {v!r})")
+            if f.kind is FieldKind.FLOAT:  # a C float: float32
+                problem = float_problem(v)
+                if problem is not None:
+                    raise self.fail(where, f"(FLOAT) {problem}")
             elif f.kind is FieldKind.ENUM:
                 assert f.enum_type is not None
                 try:
                     f.enum_type(v)
                 except (ValueError, TypeError):
                     raise self.fail(
-                        where, f"must be a {f.enum_type.__name__} (got {v!r}); allowed: {_names(f.enum_type)}"
+                        where,
+                        f"must be a {f.enum_type.__name__} (got {show_number(v)}); allowed: {_names(f.enum_type)}",
                     ) from None
             elif f.kind is FieldKind.DATA_TYPE:
                 if not isinstance(v, DataType) or (out_type is not None and v is not out_type):
                     raise self.fail(
                         where,
-                        f"must equal the output tensor's DataType ({getattr(out_type, 'name', out_type)}) (got {v!r})",
+                        f"must equal the output tensor's DataType ({getattr(out_type, 'name', out_type)}) "
+                        f"(got {show_number(v)})",
                     )
             elif f.kind is FieldKind.SCALAR:
                 self.scalar(where, v, out_type)
@@ -238,19 +242,26 @@ class _Checker:
             f.enum_type(v)
         except (ValueError, TypeError):
             raise self.fail(
-                f.name, f"must be a {f.enum_type.__name__} (got {v!r}); allowed: {_names(f.enum_type)}"
+                f.name, f"must be a {f.enum_type.__name__} (got {show_number(v)}); allowed: {_names(f.enum_type)}"
             ) from None
 
     def scalar(self, where: str, v: object, dt: DataType | None) -> None:
         """A DML_SCALAR_UNION value, read as ``dt``: an integer type needs an integer in range."""
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise self.fail(where, f"must be a number (got {v!r})")
+        if not is_number(v):
+            raise self.fail(where, f"must be a number (got {type(v).__name__} {v!r})")
+        if dt is not None and dt.is_float:
+            problem = float_problem(v, dt)
+            if problem is not None:
+                raise self.fail(where, f"(read as {dt.name}) {problem}")
         if dt is not None and not dt.is_float and dt is not DataType.BOOL:
             info = np.iinfo(dt.numpy_dtype)
-            if not isinstance(v, (int, np.integer)) and (not math.isfinite(float(v)) or float(v) != int(v)):
+            integral = isinstance(v, (int, np.integer)) or (
+                isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer()
+            )
+            if not integral and getattr(v, "denominator", None) != 1:
                 raise self.fail(where, f"must be an integer for {dt.name} (got {v!r})")
-            if not info.min <= int(v) <= info.max:
-                raise self.fail(where, f"is {v!r}, outside {dt.name} [{info.min}, {info.max}]")
+            if not info.min <= int(v) <= info.max:  # type: ignore[call-overload]
+                raise self.fail(where, f"is {show_number(v)}, outside {dt.name} [{info.min}, {info.max}]")
 
     def fused(self, desc: OperatorDesc, tensors: dict[str, TensorDesc]) -> None:
         """DirectML's FusedActivation: a fusable activation with null tensors, float output only."""

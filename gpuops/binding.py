@@ -4,7 +4,12 @@ Rules (API.md; shared/reference/directml.md section 8, BindInputs): one buffer p
 the operator's order, ``None`` only for an absent optional tensor; each buffer is a
 C-contiguous array of the backend with the tensor's dtype and at least
 ``total_tensor_size_in_bytes`` bytes; the tensor is read or written through its sizes and
-element strides from the buffer's first element. An output may be the very same buffer
+element strides from the buffer's first element. A DirectML binding is a range of memory
+(``DML_BUFFER_BINDING``), so a buffer of any shape is read through its flat 1-D view: binding
+hands every backend path 1-D arrays only, and no kernel sees a shape it did not plan for.
+The buffer must be the backend's array type itself (``numpy.memmap`` too, which is plain
+memory); other subclasses (``numpy.matrix``, masked arrays, ...) are rejected rather than
+read with their own meaning dropped. An output may be the very same buffer
 (same start, same size) as an input only when the operator supports in-place execution and
 both tensor descriptors are identical; any other overlap involving an output is rejected.
 
@@ -93,6 +98,8 @@ class BindingPlan:
         # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
         # made over another's memory pointer also has: there, always ask may_overlap.
         self._owndata_disjoint = backend == "numpy"
+        # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
+        self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if backend == "numpy" else {array_type})
 
     def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
         if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):
@@ -119,6 +126,12 @@ class BindingPlan:
                 f"{op}: {s.role} must be bound to a {at.__module__}.{at.__name__} on the {self.backend} backend "
                 f"(got {_describe(buf)})"
             )
+        if type(buf) not in self._accepted:
+            raise BindingError(
+                f"{op}: {s.role} is bound to a subclass of {at.__module__}.{at.__name__} ({_describe(buf)}); "
+                f"binding reads plain memory and would drop what the subclass means (a mask, matrix shapes), so "
+                f"pass a plain array (np.asarray(buf) is a view, no copy)"
+            )
         flags = buf.flags
         if not flags.c_contiguous:
             raise BindingError(f"{op}: {s.role} buffer must be C-contiguous (got strides {buf.strides})")
@@ -141,15 +154,16 @@ class BindingPlan:
         if is_output and not getattr(flags, "writeable", True):
             raise BindingError(f"{op}: {s.role} buffer is read-only")
 
-    def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
-        """Check every buffer; return True when an output shares an input's buffer (in place).
+    def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> tuple[Sequence[Any], Sequence[Any], bool]:
+        """Check every buffer; return ``(inputs, outputs, aliased)``: the buffers as 1-D arrays
+        (flat views of N-D ones) and whether an output shares an input's buffer (in place).
 
         The common case (lists of the right length; every tensor present, no alignment
-        promised, one output; buffers of the right type, layout, dtype and size; no buffer
-        shared) is decided by a few attribute reads per buffer. Two distinct NumPy arrays
-        that both own their memory cannot overlap, so ``may_overlap`` runs only for views.
-        Anything else goes through :meth:`check_all`, which raises with the detailed reason
-        or agrees.
+        promised, one output; 1-D buffers of the right type, layout, dtype and size; no buffer
+        shared) is decided by a few attribute reads per buffer and returns the lists as given.
+        Two distinct NumPy arrays that both own their memory cannot overlap, so
+        ``may_overlap`` runs only for views. Anything else goes through :meth:`check_all`,
+        which raises with the detailed reason or agrees.
         """
         fast = self._fast
         if (
@@ -166,7 +180,7 @@ class BindingPlan:
             if type(buf) is not at:
                 return self.check_all(inputs, outputs)
             flags = buf.flags
-            if not flags.c_contiguous or buf.dtype != dtype or buf.nbytes < need:
+            if not flags.c_contiguous or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
                 return self.check_all(inputs, outputs)
             owned = owned and flags.owndata
         buf = outputs[0]
@@ -174,21 +188,22 @@ class BindingPlan:
         if type(buf) is not at:
             return self.check_all(inputs, outputs)
         flags = buf.flags
-        if not flags.c_contiguous or not flags.writeable or buf.dtype != dtype or buf.nbytes < need:
+        if not flags.c_contiguous or not flags.writeable or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
             return self.check_all(inputs, outputs)
         if owned and flags.owndata:
             for ibuf in inputs:
                 if ibuf is buf:
                     return self.check_all(inputs, outputs)
-            return False
+            return inputs, outputs, False
         overlap = self.may_overlap
         for ibuf in inputs:
             if overlap(buf, ibuf):
                 return self.check_all(inputs, outputs)
-        return False
+        return inputs, outputs, False
 
-    def check_all(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> bool:
-        """Every rule, with a detailed ``BindingError`` for the first one broken."""
+    def check_all(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> tuple[list[Any], list[Any], bool]:
+        """Every rule, with a detailed ``BindingError`` for the first one broken; the buffers
+        come back as plain 1-D arrays (see :meth:`check`)."""
         ins = self._count("inputs", inputs, self.inputs)
         outs = self._count("outputs", outputs, self.outputs)
         for s, buf in zip(self.inputs, ins, strict=True):
@@ -220,4 +235,12 @@ class BindingPlan:
                         f"descriptors (got {o.tensor} vs {i.tensor})"
                     )
                 aliased = True
-        return aliased
+        return [self._flat(b) for b in ins], [self._flat(b) for b in outs], aliased
+
+    def _flat(self, buf: Any) -> Any:
+        """A checked buffer as a plain 1-D array of the backend: the same memory, no copy."""
+        if buf is None:
+            return None
+        if type(buf) is not self.array_type:
+            buf = buf.view(self.array_type)  # numpy.memmap: plain memory
+        return buf if buf.ndim == 1 else buf.reshape(-1)

@@ -14,6 +14,7 @@ from typing import Any
 
 from descriptors import (
     DataType,
+    DescriptorError,
     ExecutionFlags,
     FeatureLevel,
     OperatorDesc,
@@ -66,6 +67,10 @@ class Device:
         *,
         extensions: bool = True,
     ) -> None:
+        if not isinstance(backend, str):
+            raise TypeError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {type(backend).__name__})")
+        if not isinstance(extensions, bool):
+            raise TypeError(f"Device: extensions must be True or False (got {extensions!r})")
         if backend == "auto":
             backend = "cupy" if _cupy_usable() else "numpy"
         if backend not in BACKENDS:
@@ -76,9 +81,9 @@ class Device:
             )
         level = BACKEND_FEATURE_LEVEL
         if max_feature_level is not None:
-            level = min(level, FeatureLevel.parse(max_feature_level))
+            level = min(level, FeatureLevel.parse(max_feature_level, "Device: max_feature_level"))
         if min_feature_level is not None:
-            wanted = FeatureLevel.parse(min_feature_level)
+            wanted = FeatureLevel.parse(min_feature_level, "Device: min_feature_level")
             if wanted > level:
                 raise UnsupportedError(
                     f"Device: minimum feature level {wanted.name} is not supported; this device provides "
@@ -105,12 +110,25 @@ class Device:
 
     def supports_data_type(self, data_type: DataType) -> bool:
         """``DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT``: can tensors of this type be used at all."""
-        dt = DataType(data_type)
+        if isinstance(data_type, bool) or not isinstance(data_type, (int, DataType)):
+            raise TypeError(f"supports_data_type: expected a DataType (got {type(data_type).__name__} {data_type!r})")
+        try:
+            dt = DataType(data_type)
+        except ValueError:
+            raise DescriptorError(
+                f"supports_data_type: {data_type!r} is not a DataType; known: {', '.join(d.name for d in DataType)}",
+                "data_type",
+            ) from None
         return self.extensions or not dt.is_extension
 
     def max_supported_feature_level(self, requested: Iterable[FeatureLevel | str]) -> FeatureLevel:
         """``DML_FEATURE_FEATURE_LEVELS``: the highest of ``requested`` this device supports."""
-        levels = [FeatureLevel.parse(r) for r in requested]
+        if isinstance(requested, (str, bytes, int, FeatureLevel)) or not isinstance(requested, Iterable):
+            raise TypeError(
+                "max_supported_feature_level: pass a list of feature levels, as DML_FEATURE_QUERY_FEATURE_LEVELS "
+                f"takes an array (got {type(requested).__name__} {requested!r})"
+            )
+        levels = [FeatureLevel.parse(r, "max_supported_feature_level") for r in requested]
         if not levels:
             raise ValueError("max_supported_feature_level: request at least one feature level")
         ok = [lv for lv in levels if lv <= self.feature_level]
@@ -346,7 +364,7 @@ class CompiledOperator:
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
-        aliased = self._binding.check(inputs, outputs)
+        inputs, outputs, aliased = self._binding.check(inputs, outputs)
         if self._fast_plan is not None:  # gpuops' flat/rows RawKernel: it takes the bound buffers as they are
             ins = [inputs[k] for k, _ in self._in_views]
             self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)
