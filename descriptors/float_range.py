@@ -19,7 +19,7 @@ import numpy as np
 
 from .enums import DataType
 
-__all__ = ["float_problem", "is_number", "show_number"]
+__all__ = ["float_problem", "is_number", "show_number", "show_values"]
 
 
 def is_number(v: object) -> bool:
@@ -33,6 +33,14 @@ def show_number(v: object) -> str:
     if isinstance(v, (int, np.integer)) and not -(2**64) < int(v) < 2**64:
         return f"an integer of {int(v).bit_length()} bits"
     return repr(v)
+
+
+def show_values(values: object, limit: int = 10) -> str:
+    """A sequence for a message, each element as :func:`show_number` shows it, at most ``limit``."""
+    if not isinstance(values, (tuple, list)):
+        return f"{type(values).__name__}"
+    shown = ", ".join(show_number(v) for v in values[:limit]) + (", ..." if len(values) > limit else "")
+    return f"({shown})" if isinstance(values, tuple) else f"[{shown}]"
 
 
 def float_problem(v: object, data_type: DataType = DataType.FLOAT32) -> str | None:

@@ -179,8 +179,8 @@ class TensorDesc:
         DirectML never broadcasts implicitly: the caller gives the input the output's sizes
         and zero strides (MicrosoftDocs/sdk-api PR #1262). This builds exactly that.
         """
-        sizes = tuple(sizes)
-        to = tuple(to)
+        sizes = _as_uint_tuple(sizes, "sizes")
+        to = _as_uint_tuple(to, "sizes")
         if len(sizes) > len(to):
             raise DescriptorError(f"TensorDesc.broadcast: cannot broadcast {sizes} to fewer dimensions {to}", "sizes")
         padded = (1,) * (len(to) - len(sizes)) + sizes

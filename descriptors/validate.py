@@ -20,7 +20,7 @@ from .compute import plan_problem
 from .descs import OperatorDesc, ScaleBias
 from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError
-from .float_range import float_problem, is_number, show_number
+from .float_range import float_problem, is_number, show_number, show_values
 from .optable import row_of
 from .schema import Field, FieldKind, OpRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
@@ -311,7 +311,7 @@ class _Checker:
         if not isinstance(axes, (tuple, list)) or any(
             isinstance(a, bool) or not isinstance(a, (int, np.integer)) for a in axes
         ):
-            raise self.fail("axes", f"must be a sequence of axis numbers (UINT) (got {axes!r})")
+            raise self.fail("axes", f"must be a sequence of axis numbers (UINT) (got {show_values(axes)})")
         if not axes:
             raise self.fail(
                 "axes", f"is empty; list the axes to reduce, 0 to {n - 1} (all of them reduce to one element)"
@@ -319,9 +319,13 @@ class _Checker:
         given = tuple(int(a) for a in axes)
         bad = [a for a in given if not 0 <= a < n]
         if bad:
-            raise self.fail("axes", f"{given} has {bad[0]}; input_tensor has {n} dimensions, so axes are 0 to {n - 1}")
+            raise self.fail(
+                "axes",
+                f"{show_values(given)} has {show_number(bad[0])}; input_tensor has {n} dimensions, so axes are 0 "
+                f"to {n - 1}",
+            )
         if len(set(given)) != len(given):
-            raise self.fail("axes", f"{given} lists an axis twice; axes must be unique")
+            raise self.fail("axes", f"{show_values(given)} lists an axis twice; axes must be unique")
         if out.dimension_count != n:
             raise self.fail(
                 f"{out_role}.sizes",

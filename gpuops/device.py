@@ -25,6 +25,7 @@ from descriptors import (
     operator_support,
     validate,
 )
+from descriptors.float_range import show_number
 from descriptors.schema import FieldKind, OpRow
 
 from . import kernels
@@ -163,7 +164,21 @@ class Device:
                     f"{desc.row.name}: OWNED_BY_DML tensors must be bound at initialization; gpuops has no "
                     "operator initializer, so bind the data at execution without the flag"
                 )
-        return CompiledOperator(self, operator, ExecutionFlags(flags))
+        return CompiledOperator(self, operator, _execution_flags(flags))
+
+
+def _execution_flags(flags: object) -> ExecutionFlags:
+    """``DML_EXECUTION_FLAGS``: NONE or any of its three bits; any other bit is refused (E_INVALIDARG)."""
+    if isinstance(flags, bool) or not isinstance(flags, int):
+        raise TypeError(f"compile_operator: flags must be ExecutionFlags (got {type(flags).__name__} {flags!r})")
+    known = 0
+    for member in ExecutionFlags:
+        known |= int(member)
+    if flags < 0 or int(flags) & ~known:
+        shown = hex(flags) if 0 <= flags < 2**64 else show_number(flags)
+        allowed = "NONE (0x0), " + ", ".join(f"{m.name} ({int(m):#x})" for m in ExecutionFlags)
+        raise DescriptorError(f"compile_operator: flags is {shown}; allowed: {allowed}", "flags")
+    return ExecutionFlags(int(flags))
 
 
 class Operator:

@@ -233,3 +233,34 @@ def test_operator_lookups() -> None:
     with pytest.raises(DescriptorError, match="function 99 is not one of"):
         operator_support("REDUCE", "5_1", variant=99)
     assert operator_support("REDUCE", "5_1", variant="sum").variant == "SUM"
+
+
+# --- the same kinds of hole, found elsewhere -------------------------------------------------
+
+
+@pytest.mark.parametrize("flags", [8, 2**40, -1, 10**400])
+def test_unknown_execution_flag_bits_are_refused(flags: int) -> None:
+    dev = gpuops.Device("numpy")
+    op = dev.create_operator(ElementWiseAddOperatorDesc(T4, T4, T4))
+    with pytest.raises(DescriptorError, match="flags is .*allowed: NONE") as info:
+        dev.compile_operator(op, flags=flags)  # type: ignore[arg-type]
+    assert info.value.field == "flags"
+    with pytest.raises(TypeError, match="flags must be ExecutionFlags"):
+        dev.compile_operator(op, flags="x")  # type: ignore[arg-type]
+    assert dev.compile_operator(op, flags=5).flags == 5  # ALLOW_HALF_PRECISION_COMPUTATION | DESCRIPTORS_VOLATILE
+
+
+def test_huge_axes_are_named_by_their_size() -> None:
+    from descriptors import ReduceFunction, ReduceOperatorDesc
+
+    t, o = TensorDesc(F32, (2, 3)), TensorDesc(F32, (2, 1))
+    for axes in [(10**5000,), (1, 10**5000)]:  # repr() of a 5000-digit int raises ValueError
+        with pytest.raises(DescriptorError, match="bits") as info:
+            create(ReduceOperatorDesc(ReduceFunction.SUM, t, o, axes=axes))
+        assert info.value.field == "axes"
+
+
+@pytest.mark.parametrize(("sizes", "to"), [("ab", (2,)), (None, (2,)), ((2,), (2**40,))])
+def test_broadcast_checks_its_arguments(sizes: object, to: object) -> None:
+    with pytest.raises(DescriptorError, match="TensorDesc.sizes"):
+        TensorDesc.broadcast(F32, sizes, to=to)  # type: ignore[arg-type]

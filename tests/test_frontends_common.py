@@ -86,3 +86,32 @@ def test_return_like_keeps_numpy() -> None:
 
 def _host(x: Any) -> np.ndarray:
     return x.get() if hasattr(x, "get") else np.asarray(x)
+
+
+# --- issue 13: holes of the same kinds in the front-ends -------------------------------------
+
+
+def test_masked_arrays_are_refused_by_every_front_end() -> None:
+    """A front-end reads plain memory: a masked array's mask would be dropped (a wrong answer)."""
+    from gpuops.frontends import onednn, openvino, tensorrt
+
+    dev = gpuops.Device("numpy")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    m = np.ma.masked_array(a, mask=a > 2)
+    with pytest.raises(TypeError, match="masked array"):
+        tensorrt.elementwise(m, a, tensorrt.ElementWiseOperation.SUM, device=dev)
+    with pytest.raises(TypeError, match="masked array"):
+        onednn.eltwise_forward("eltwise_relu", m, device=dev)
+    with pytest.raises(TypeError, match="masked array"):
+        openvino.add(a, m, device=dev)
+
+
+def test_front_end_numbers_beyond_their_range() -> None:
+    from gpuops.frontends import onednn, tensorrt
+
+    dev = gpuops.Device("numpy")
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="alpha .*beyond FLOAT32"):
+        onednn.eltwise_forward("eltwise_linear", a, alpha=10**400, device=dev)
+    with pytest.raises(ValueError, match="axes is an integer of 20001 bits"):
+        tensorrt.reduce(a, tensorrt.ReduceOperation.SUM, axes=2**20000, keep_dims=True, device=dev)

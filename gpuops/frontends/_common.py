@@ -60,7 +60,13 @@ class Arrays:
             self.xp = np
 
     def asarray(self, x: object, what: str) -> Any:
-        """``x`` as an array of this backend, without copying where it already is one."""
+        """``x`` as an array of this backend, without copying where it already is one.
+
+        A masked array is refused: its mask would be dropped, a silent wrong answer."""
+        if isinstance(x, np.ma.MaskedArray):
+            raise TypeError(
+                f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
+            )
         if self.device.backend == "numpy":
             if _is_cupy(x) or hasattr(x, "__cuda_array_interface__"):
                 raise TypeError(

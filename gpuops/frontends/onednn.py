@@ -85,6 +85,7 @@ from typing import Any
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, RoundingMode, desc_class
+from descriptors.float_range import float_problem
 
 from ..device import Device
 from ._common import Arrays, default_device, empty, return_like, run, tensor
@@ -214,6 +215,9 @@ def _algorithm(algorithm: Algorithm | str, where: str) -> Algorithm:
 def _param(value: object, name: str, alg: Algorithm, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{where}({alg}): {name} must be a real number, got {value!r}")
+    problem = float_problem(value)  # oneDNN's alpha and beta are C floats
+    if problem is not None:
+        raise ValueError(f"{where}({alg}): {name} {problem}")
     return float(value)
 
 

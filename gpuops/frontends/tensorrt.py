@@ -80,6 +80,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, ReduceFunction, desc_class
+from descriptors.float_range import show_number
 
 from ..device import Device
 from . import _common
@@ -219,13 +220,17 @@ def _axes(axes: object, rank: int, context: str) -> tuple[int, ...]:
         raise ValueError(f"{context}: the input has rank {rank}; Reduce needs rank >= 1")
     full = (1 << rank) - 1
     if mask < 0:
-        raise ValueError(f"{context}: axes={mask} is negative; it is a bitmask (allowed for rank {rank}: 1 to {full})")
+        raise ValueError(
+            f"{context}: axes={show_number(mask)} is negative; it is a bitmask (allowed for rank {rank}: 1 to {full})"
+        )
     if mask == 0:
         raise ValueError(
             f"{context}: axes={mask} reduces no dimension; set bit i to reduce dimension i "
             f"(allowed for rank {rank}: 1 to {full})"
         )
     if mask > full:
+        if mask.bit_length() > 64:
+            raise ValueError(f"{context}: axes is {show_number(mask)}; allowed for rank {rank}: 1 to {full}")
         beyond = [i for i in range(rank, mask.bit_length()) if mask >> i & 1]
         raise ValueError(
             f"{context}: axes={mask} (0b{mask:b}) sets bit(s) {beyond}, beyond the input's rank {rank} "
