@@ -232,25 +232,13 @@ class Bench:
         (flat or rows kernel) through CuPy's ``ElementwiseKernel`` (``GPUOPS_CUPY_FAST=0``), on
         NumPy (a compiled numba loop) through the ufunc chain (``GPUOPS_NUMBA=0``)."""
         if op.launch_path == "numba":
-            saved_env = os.environ.get("GPUOPS_NUMBA")
-            os.environ["GPUOPS_NUMBA"] = "0"
-            try:
+            with gpuops.config.override(numba=False):
                 chain = self.device.compile_operator(self.device.create_operator(op.desc))
-            finally:
-                if saved_env is None:
-                    del os.environ["GPUOPS_NUMBA"]
-                else:
-                    os.environ["GPUOPS_NUMBA"] = saved_env
             return [Variant(UFUNCS, lambda: chain.execute(ins, [out]), per_elem)]
         if self.backend != "cupy" or op.launch_path not in ("flat", "rows"):
             return []
-        from gpuops.backends import cupy_backend
-
-        saved, cupy_backend.FAST_PATHS = cupy_backend.FAST_PATHS, False
-        try:
+        with gpuops.config.override(cupy_fast=False):
             slow = self.device.compile_operator(self.device.create_operator(op.desc))
-        finally:
-            cupy_backend.FAST_PATHS = saved
         return [Variant(ELEMENTWISE, lambda: slow.execute(ins, [out]), per_elem)]
 
     def binary(self, case: str, n: int, dt: DataType) -> Group:

@@ -47,11 +47,18 @@ __device__ __forceinline__ To gpuops_bitcast(const From& v) {
     ),
     "nan_max_min": (
         """
-// NaN-propagating max/min, the same selection as NumPy's maximum/minimum loops.
+// IEEE 754-2019 maximum/minimum (5.3.1): a NaN operand is returned as it is (x's if both are,
+// as NumPy's maximum/minimum), and -0.0 < +0.0 whatever the order: max(+0, -0) = +0 and
+// min(+0, -0) = -0. On a tie of zeros x + y is +0 unless both are -0, and -(-x - y) is -0
+// unless both are +0. One expression each, so the NumPy backend's compiled tier inlines them.
 template <typename F>
-__device__ __forceinline__ F gpuops_max_nan(F x, F y) { return (x >= y || x != x) ? x : y; }
+__device__ __forceinline__ F gpuops_max_nan(F x, F y) {
+  return (x > y || x != x) ? x : (y > x || y != y) ? y : (x == F(0) ? x + y : x);
+}
 template <typename F>
-__device__ __forceinline__ F gpuops_min_nan(F x, F y) { return (x <= y || x != x) ? x : y; }
+__device__ __forceinline__ F gpuops_min_nan(F x, F y) {
+  return (x < y || x != x) ? x : (y < x || y != y) ? y : (x == F(0) ? -(-x - y) : x);
+}
 """,
         (),
     ),

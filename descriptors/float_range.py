@@ -38,9 +38,11 @@ def show_number(v: object) -> str:
 def show_values(values: object, limit: int = 10) -> str:
     """A sequence for a message, each element as :func:`show_number` shows it, at most ``limit``."""
     if not isinstance(values, (tuple, list)):
-        return f"{type(values).__name__}"
+        return show_number(values) if isinstance(values, (int, np.integer)) else repr(values)
     shown = ", ".join(show_number(v) for v in values[:limit]) + (", ..." if len(values) > limit else "")
-    return f"({shown})" if isinstance(values, tuple) else f"[{shown}]"
+    if isinstance(values, tuple):
+        return f"({shown},)" if len(values) == 1 else f"({shown})"
+    return f"[{shown}]"
 
 
 def float_problem(v: object, data_type: DataType = DataType.FLOAT32) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["ARG", "REDUCE", "SINGLE_UFUNC", "accumulator_dtype"]
+__all__ = ["AFTER_UFUNC", "ARG", "REDUCE", "SINGLE_UFUNC", "accumulator_dtype"]
 
 Axes = tuple[int, ...]
 
@@ -70,12 +70,45 @@ def _log_sum_exp(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.nda
     return np.where(np.isfinite(m), shift + np.log(s), m)
 
 
+_UINT = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+def _zero_sign(is_max: bool, x: np.ndarray, result: np.ndarray, axes: Axes) -> None:
+    """Give the zero results of a float MAX (MIN) the sign IEEE 754-2019 maximum (minimum) gives.
+
+    -0.0 < +0.0 (5.3.1), so a zero maximum is +0.0 if any input is +0.0 and a zero minimum is
+    -0.0 if any input is -0.0, whatever the order; NumPy's reduction loops keep either zero.
+    Where the maximum is a zero every input is <= 0 (no NaN), so only a +0.0 has its sign bit
+    clear: the AND of the sign bits is the result's. For the minimum, the OR. Set with bit
+    operations (a masked copy is slow on a scattered mask); other results keep their bits.
+    """
+    if result.dtype.kind != "f":
+        return
+    zero = result == 0
+    if not zero.any():
+        return
+    u, ur = _UINT[x.dtype.itemsize], _UINT[result.dtype.itemsize]
+    combine = np.bitwise_and if is_max else np.bitwise_or
+    negative = combine.reduce(x.view(u), axis=axes, keepdims=True) >> u.type(8 * u.itemsize - 1) != 0
+    change = zero & ~negative if is_max else zero & negative  # the sign bit to clear (MAX) or set (MIN)
+    bits = np.left_shift(change.astype(ur), ur.type(8 * ur.itemsize - 1))
+    rb = result.view(ur)
+    if is_max:
+        np.bitwise_and(rb, np.invert(bits, out=bits), out=rb)
+    else:
+        np.bitwise_or(rb, bits, out=rb)
+
+
 def _max(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
-    return np.maximum.reduce(_as(x, compute), axis=axes, keepdims=True)
+    r = np.maximum.reduce(_as(x, compute), axis=axes, keepdims=True)
+    _zero_sign(True, x, r, axes)
+    return r
 
 
 def _min(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
-    return np.minimum.reduce(_as(x, compute), axis=axes, keepdims=True)
+    r = np.minimum.reduce(_as(x, compute), axis=axes, keepdims=True)
+    _zero_sign(False, x, r, axes)
+    return r
 
 
 def _multiply(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
@@ -122,6 +155,13 @@ SINGLE_UFUNC: dict[str, tuple[np.ufunc, bool]] = {  # name -> (ufunc, accumulate
     "MULTIPLY": (np.multiply, True),
     "MAX": (np.maximum, False),
     "MIN": (np.minimum, False),
+}
+
+
+# What the backend applies after reducing straight into the output: ``fix(x, out, axes)``.
+AFTER_UFUNC: dict[str, Callable[[np.ndarray, np.ndarray, Axes], None]] = {
+    "MAX": lambda x, out, axes: _zero_sign(True, x, out, axes),
+    "MIN": lambda x, out, axes: _zero_sign(False, x, out, axes),
 }
 
 

@@ -13,8 +13,9 @@ same on both backends):
 - Integer SUM, MULTIPLY, L1, SUM_SQUARE and AVERAGE's sum wrap modulo 2**64 in the
   accumulator and then modulo 2**bits in the output: the result is the exact one, wrapped
   to the output type. Integer AVERAGE truncates toward zero, as DirectML's integer DIVIDE.
-- MAX and MIN propagate NaN (as the element-wise MAX/MIN); the sign of a zero result when
-  both +0 and -0 occur is unspecified. ARGMAX and ARGMIN treat NaN as winning (NumPy: the
+- MAX and MIN propagate NaN and order -0 < +0, as the element-wise MAX/MIN (IEEE 754-2019
+  maximum/minimum): a zero MAX is +0 if any input is +0, a zero MIN is -0 if any input is -0,
+  in any reduction order. ARGMAX and ARGMIN treat NaN as winning (NumPy: the
   first NaN's index). LOG_SUM of a negative sum is NaN; of 0 it is -inf.
 - LOG_SUM_EXP is ``m + log(sum(exp(x - m)))`` with ``m`` the maximum, so it is finite for
   large inputs; all -inf gives -inf, any +inf gives +inf, any NaN gives NaN.

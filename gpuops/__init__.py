@@ -16,8 +16,9 @@ import logging
 
 from descriptors import DescriptorError
 
+from . import config  # reads and validates GPUOPS_* once: a bad value is a ConfigError here
 from .device import BACKEND_FEATURE_LEVEL, CompiledOperator, Device, Operator
-from .errors import BindingError, UnsupportedError
+from .errors import BindingError, ConfigError, UnsupportedError
 from .kernels import build_count
 
 logging.getLogger("gpuops").addHandler(logging.NullHandler())
@@ -28,9 +29,11 @@ __all__ = [
     "BACKEND_FEATURE_LEVEL",
     "BindingError",
     "CompiledOperator",
+    "ConfigError",
     "DescriptorError",
     "Device",
     "Operator",
     "UnsupportedError",
     "build_count",
+    "config",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import platform
 import sys
 from collections.abc import Callable, Sequence
@@ -221,6 +222,11 @@ def info_report() -> dict[str, Any]:
     from gpuops.backends import numba_loops
 
     report["numba_tier"] = numba_loops.available()
+    current = gpuops.config.settings()
+    report["settings"] = {
+        var.name: (str(v) if isinstance(v := getattr(current, var.field), os.PathLike) else v)
+        for var in gpuops.config.VARIABLES
+    }
     cuda = cuda_report()
     report["cupy"] = cuda.pop("cupy")
     report["cuda"] = cuda
@@ -279,6 +285,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines.append(("backend (auto)", f"{backend['auto']} at feature level {backend['feature_level']}"))
     nvrtc = report["nvrtc"] or f"unavailable ({report.get('nvrtc_unavailable')})"
     lines.append(("NVRTC", nvrtc))
+    settings = report["settings"].items()
+    shown = (f"{k}={'auto' if v is None else int(v) if isinstance(v, bool) else v}" for k, v in settings)
+    lines.append(("settings", ", ".join(shown) + " (read at import)"))
     width = max(len(k) for k, _ in lines)
     for key, value in lines:
         print(f"{key:<{width}}  {value}")

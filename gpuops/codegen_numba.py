@@ -75,10 +75,7 @@ def _helpers() -> dict[str, tuple[tuple[str, ...], str, str | None]]:
     return out
 
 
-# Not inlined: NumPy's maximum/minimum loops (the NumPy path of ELEMENT_WISE_MAX/MIN) pick the
-# second operand for max(+0.0, -0.0) where these helpers pick the first, so a loop from them
-# would not match the NumPy backend's bits (tests/test_numba_loops.py showed it).
-_HELPERS = {k: v for k, v in _helpers().items() if k not in ("gpuops_max_nan", "gpuops_min_nan")}
+_HELPERS = _helpers()
 
 
 # Names the generated module and loop body use; no argument may take one.

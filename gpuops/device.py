@@ -28,7 +28,7 @@ from descriptors import (
 from descriptors.float_range import show_number
 from descriptors.schema import FieldKind, OpRow
 
-from . import kernels
+from . import config, kernels
 from .binding import BindingPlan
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
 from .codegen_numba import loop_spec
@@ -276,7 +276,8 @@ class CompiledOperator:
         impl = device._impl
         if device.backend == "cupy":
             self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec), lambda: spec.source)
-            self._fast_plan = self._plan_fast(desc) if impl.FAST_PATHS else None
+            # gpuops' flat/rows RawKernels unless GPUOPS_CUPY_FAST=0 (config.override(cupy_fast=False)).
+            self._fast_plan = self._plan_fast(desc) if config.settings().cupy_fast else None
             if self._fast_plan is not None:
                 from .backends.cupy_fast import CupyFastKernel
 

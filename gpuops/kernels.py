@@ -7,10 +7,11 @@ Thread-safe: concurrent ``compile_operator`` calls for the same key build one ke
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any
+
+from . import config
 
 __all__ = ["build_count", "get_or_build"]
 
@@ -34,7 +35,7 @@ def get_or_build(key: Hashable, build: Callable[[], Any], source: Callable[[], s
         if hit is not None:
             return hit
         kernel = build()
-        if source is not None and os.environ.get("GPUOPS_DUMP_SOURCE"):
+        if source is not None and config.settings().dump_source:  # GPUOPS_DUMP_SOURCE=1
             log.info("gpuops kernel %s:\n%s", key, source())
         with _lock:
             _cache[key] = kernel

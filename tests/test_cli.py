@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -153,7 +152,8 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["backend"]["feature_level"] == "6_4"
     has_numba = importlib.util.find_spec("numba") is not None
     assert (info["numba"] is not None) == has_numba
-    assert info["numba_tier"] == (has_numba and os.environ.get("GPUOPS_NUMBA", "1") != "0")
+    assert info["numba_tier"] == (has_numba and gpuops.config.settings().numba)
+    assert info["settings"]["GPUOPS_NUMBA"] == gpuops.config.settings().numba
     cuda = info["cuda"]
     assert isinstance(cuda["usable"], bool)
     if cuda["usable"]:

@@ -189,9 +189,7 @@ def _descs(a: TensorDesc, b: TensorDesc, out: TensorDesc, which: str) -> Any:
 @pytest.mark.gpu
 @pytest.mark.parametrize("which", ["add", "add1-relu", "multiply"])
 @pytest.mark.parametrize("layout", _LAYOUTS, ids=[x[0] for x in _LAYOUTS])
-def test_fast_paths_match_numpy_and_elementwise(layout: tuple, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuops.backends import cupy_backend
-
+def test_fast_paths_match_numpy_and_elementwise(layout: tuple, which: str) -> None:
     name, a, b, out, path = layout
     rng = np.random.default_rng(zlib.crc32(f"{name} {which}".encode()))
     hosts = [buffer_for(t, random_values(t.data_type, t.sizes, rng)) for t in (a, b)]
@@ -203,8 +201,8 @@ def test_fast_paths_match_numpy_and_elementwise(layout: tuple, which: str, monke
     # Buffers 4 bytes off a 16-byte boundary: the flat kernel drops to scalar accesses.
     _, got_off = _run(gpuops.Device("cupy"), desc, hosts, out, offset=1)
     np.testing.assert_array_equal(uint_view(got_off), uint_view(want), err_msg=f"{name} {which} misaligned")
-    monkeypatch.setattr(cupy_backend, "FAST_PATHS", False)
-    op_general, got_general = _run(gpuops.Device("cupy"), desc, hosts, out)
+    with gpuops.config.override(cupy_fast=False):
+        op_general, got_general = _run(gpuops.Device("cupy"), desc, hosts, out)
     assert op_general.launch_path == "elementwise"
     np.testing.assert_array_equal(
         uint_view(got_general), uint_view(got), err_msg=f"{name} {which} vs ElementwiseKernel"

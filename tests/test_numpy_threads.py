@@ -15,25 +15,26 @@ import pytest
 
 import gpuops
 from descriptors import DataType, ElementWiseAddOperatorDesc, ElementWiseMaxOperatorDesc, TensorDesc
+from gpuops import config
 from gpuops.backends import numpy_backend
 
 F32 = DataType.FLOAT32
 
 
 @pytest.fixture(autouse=True)
-def ufunc_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def ufunc_path() -> Iterator[None]:
     """These tests are about the ufunc path's blocks: keep large operators off the numba tier."""
-    monkeypatch.setenv("GPUOPS_NUMBA", "0")
+    with config.override(numba=False):
+        yield
 
 
 @pytest.fixture
-def blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Small thresholds, three threads; returns the block counts each _parallel call got, and
     checks that every block of every call was claimed exactly once (by whichever thread)."""
     monkeypatch.setattr(numpy_backend, "THREAD_MIN", 16)
     monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
     monkeypatch.setattr(numpy_backend, "TILE", 8)
-    monkeypatch.setenv("GPUOPS_NUM_THREADS", "3")
     seen: list[int] = []
     real = numpy_backend._parallel
 
@@ -55,7 +56,8 @@ def blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         assert sorted(claimed) == list(range(len(parts))), "a block was skipped or run twice"
 
     monkeypatch.setattr(numpy_backend, "_parallel", spy)
-    return seen
+    with config.override(num_threads=3):
+        yield seen
 
 
 def _op(desc: object) -> gpuops.CompiledOperator:

@@ -10,7 +10,6 @@ thread.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -20,12 +19,8 @@ from ..codegen import KernelSpec
 from ..codegen_reduce import ReductionSpec
 from ..reduce_plan import Layout, TwoPassPlan
 
-__all__ = ["FAST_PATHS", "CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
+__all__ = ["CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
 
-#: Element-wise operators whose layout allows it run gpuops' flat or rows ``RawKernel``
-#: (``gpuops.launch_plan``) instead of CuPy's ``ElementwiseKernel``. ``GPUOPS_CUPY_FAST=0``
-#: turns that off for operators compiled afterwards (to compare, or to rule the paths out).
-FAST_PATHS = os.environ.get("GPUOPS_CUPY_FAST", "1") != "0"
 
 
 def is_usable() -> bool:

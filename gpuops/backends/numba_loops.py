@@ -7,23 +7,35 @@ NumPy's chunked ufunc chain: float16 add through float32 chunks is about twenty 
 per chunk, ADD1 + RELU two, a unary op with ScaleBias three. Above ``THREAD_MIN`` elements the
 loop runs over blocks on the backend's threads; a numba loop holds no GIL while it runs.
 
-Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``) and
-imported from there, so numba's own on-disk cache (``cache=True``) spares later processes
-the compile (about 0.1-0.3 s per loop); the file name holds a hash of the source and of the
-conversion module it calls, so an edit never meets a stale cache. Where the folder cannot be
-written (or numba finds no place for its cache), the source is compiled in memory (no cross-process cache).
+Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``; its
+``numba`` subfolder) and run from there, so numba's own on-disk cache (``cache=True``) spares
+later processes the compile (about 0.1-0.3 s per loop); the file name holds a hash of the
+source and of the conversion module it calls, so an edit never meets a stale cache. Whoever can
+write into that folder could run code in every process that compiles a loop (a planted source, or
+numba's index files, which are pickles), so the folder must be private: gpuops creates it with mode
+0700, and uses an existing one only if it is a real directory (not a symbolic link), owned by this
+user, with no permission bits for group or others. A source file is read without following links
+and compared byte for byte with the source it should hold; what runs is that expected source,
+never the file's bytes (nor a ``.pyc``). A folder refused, or one that cannot be written (or where
+numba finds no place for its cache), gets the loop compiled in memory (no cross-process cache),
+with one warning on the ``gpuops`` logger saying which folder and why.
 
 Loops are compiled when the operator is compiled (``compile_operator``), not on first execute.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import importlib.util
 import logging
 import os
+import stat
 import sys
 import tempfile
+import threading
+import types
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +44,7 @@ import numpy as np
 
 from descriptors import DataType
 
+from .. import config
 from ..codegen_numba import LoopSpec
 from ..launch_plan import FastPlan
 from . import numpy_backend as nb
@@ -45,66 +58,193 @@ __all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "rows_l
 MIN_ELEMENTS = 1 << 10
 
 _available: bool | None = None
+_available_lock = threading.Lock()
 log = logging.getLogger("gpuops")
 
 
 def available() -> bool:
-    """numba imports and ``GPUOPS_NUMBA`` is not ``0``.
+    """numba imports and ``GPUOPS_NUMBA`` is not ``0`` (``gpuops.config``).
 
     The first call imports numba (about 0.2-0.5 s): an installed numba that fails to import
     (say, built for another NumPy) turns the tier off with a warning instead of failing
-    ``compile_operator``.
+    ``compile_operator``. Thread-safe: callers that arrive during the import wait for its answer.
     """
     global _available
-    if os.environ.get("GPUOPS_NUMBA", "1") == "0":
+    if not config.settings().numba:
         return False
     if _available is None:
-        _available = False
-        if importlib.util.find_spec("numba") is not None:
-            try:
-                import numba  # noqa: F401
-            except Exception as exc:  # ImportError, or whatever a broken install raises
-                log.warning("gpuops: numba is installed but does not import (%s); compiled tier off", exc)
-            else:
-                _available = True
+        with _available_lock:
+            if _available is None:  # another thread may have answered while this one waited
+                _available = _import_numba()
     return _available
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("GPUOPS_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "gpuops")
-    return Path(root) / "numba"
+def _import_numba() -> bool:
+    if importlib.util.find_spec("numba") is None:
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception as exc:  # ImportError, or whatever a broken install raises
+        log.warning("gpuops: numba is installed but does not import (%s); compiled tier off", exc)
+        return False
+    return True
 
 
+_warned: set[tuple[str, str]] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_once(folder: Path, why: str) -> None:
+    """One warning per (folder, reason) and process: the loops of that folder compile in memory."""
+    with _warned_lock:
+        if (str(folder), why) in _warned:
+            return
+        _warned.add((str(folder), why))
+    log.warning("gpuops: not caching compiled loops in %s: %s; compiling them in memory (no disk cache)", folder, why)
+
+
+def _refusal(path: Path, forbidden: int) -> str | None:
+    """Create ``path`` with mode 0700 if it is missing; then why it is not a folder to run code
+    from (a symbolic link, not a directory, another owner, a ``forbidden`` permission bit, no owner
+    write permission), or None."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    else:
+        os.chmod(path, 0o700)  # whatever the umask left
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link (a cache folder must be a real directory)"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and st.st_uid != geteuid():
+        return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
+    if st.st_mode & forbidden:
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, group or others have access (chmod 700 it)"
+    if not st.st_mode & stat.S_IWUSR:  # numba would put its cache elsewhere, unchecked
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, this user cannot write it"
+    return None
+
+
+def _numba_cache_dir() -> Path | None:
+    """``NUMBA_CACHE_DIR``, where set: numba keeps every cache (pickled indexes too) there instead."""
+    numba_config = sys.modules.get("numba.core.config")
+    where = getattr(numba_config, "CACHE_DIR", "") if numba_config is not None else ""
+    return Path(where) if where else None
+
+
+def _cache_folder() -> Path | None:
+    """``<cache_dir>/numba`` where it is private (the cache folder and it: mode 0700 or stricter,
+    real directories owned by this user; numba's ``__pycache__`` in it, and ``NUMBA_CACHE_DIR``
+    where set, writable by this user only), else None after one warning saying which folder and why."""
+    root = config.settings().cache_dir
+    if root is None:
+        return None
+    folder = root / "numba"
+    checks = [(root, 0o077), (folder, 0o077), (folder / "__pycache__", 0o022)]
+    numba_dir = _numba_cache_dir()
+    if numba_dir is not None:
+        checks.append((numba_dir, 0o022))
+    try:
+        for path, forbidden in checks:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            why = _refusal(path, forbidden)
+            if why is not None:
+                _warn_once(path, why)
+                return None
+    except OSError as exc:
+        _warn_once(root, f"it cannot be used ({exc})")
+        return None
+    return folder
+
+
+@functools.cache
 def _dependency_hash() -> str:
     """A hash of the conversion module the loops import: numba's cache does not track it."""
     path = Path(__file__).with_name("numba_convert.py")
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.exists() else ""
 
 
+def _holds(path: Path, want: bytes) -> bool | None:
+    """Whether ``path`` is a regular file holding exactly ``want`` (None: there is no such file).
+    Opened without following a symbolic link (a link is a mismatch), nor blocking on a FIFO."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError:  # ELOOP: a symbolic link
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        data = b""
+        while len(data) <= len(want):
+            part = os.read(fd, len(want) + 1 - len(data))
+            if not part:
+                break
+            data += part
+        return data == want
+    finally:
+        os.close(fd)
+
+
+def _write(folder: Path, path: Path, data: bytes) -> None:
+    """``path`` replaced atomically (a concurrent process sees all of it or nothing), mode 0600."""
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _run_source(source: bytes, module_name: str, path: Path) -> types.ModuleType:
+    """A module made by running ``source`` as the file ``path`` (numba's cache is located and
+    stamped from that file); the bytes run are ``source``, never re-read from disk."""
+    module = types.ModuleType(module_name)
+    module.__file__ = str(path)
+    sys.modules[module_name] = module
+    try:
+        exec(compile(source, str(path), "exec"), module.__dict__)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
 def _load(spec: LoopSpec) -> tuple[Any, Any]:
-    """The flat and rows numba dispatchers, from a cached source file (or from memory if none can be written)."""
+    """The flat and rows numba dispatchers, from the cache folder's verified source file (or from
+    memory where the folder is refused or cannot be written)."""
     digest = hashlib.sha256((spec.source + _dependency_hash()).encode()).hexdigest()[:16]
     module_name = f"gpuops_loop_{spec.name}_{digest}"
-    try:
-        folder = _cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+    want = spec.source.encode()
+    folder = _cache_folder()
+    if folder is not None:
         path = folder / f"{module_name}.py"
-        if not path.exists():
-            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(fd, "w") as f:
-                f.write(spec.source)
-            os.replace(tmp, path)  # atomic: a concurrent process sees all of it or nothing
-        mod_spec = importlib.util.spec_from_file_location(module_name, path)
-        assert mod_spec is not None and mod_spec.loader is not None
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[module_name] = module
-        mod_spec.loader.exec_module(module)
-    except (OSError, RuntimeError):  # unwritable folder, or numba finds no place for its cache files
-        sys.modules.pop(module_name, None)
-        namespace: dict[str, Any] = {}
-        exec(compile(spec.source.replace("cache=True", "cache=False"), module_name, "exec"), namespace)
-        return namespace[spec.name], namespace[spec.name + "_rows"]
-    return getattr(module, spec.name), getattr(module, spec.name + "_rows")
+        try:
+            held = _holds(path, want)
+            if held is False:
+                log.warning(
+                    "gpuops: %s does not hold the loop's source (changed, or corrupt): not running it; rewriting it",
+                    path,
+                )
+            if held is not True:
+                _write(folder, path, want)
+                if _holds(path, want) is not True:
+                    raise OSError(f"{path} changed while it was written")
+            module = _run_source(want, module_name, path)
+            return getattr(module, spec.name), getattr(module, spec.name + "_rows")
+        except (OSError, RuntimeError) as exc:  # unwritable folder, or numba finds no place for its cache files
+            _warn_once(folder, f"it cannot be used ({exc})")
+    namespace: dict[str, Any] = {}
+    exec(compile(spec.source.replace("cache=True", "cache=False"), module_name, "exec"), namespace)
+    return namespace[spec.name], namespace[spec.name + "_rows"]
 
 
 def _storage(dt: DataType) -> np.dtype:

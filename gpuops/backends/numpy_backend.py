@@ -22,9 +22,10 @@ import numpy as np
 
 from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
-from descriptors.numpy_impl_reduce import SINGLE_UFUNC, accumulator_dtype
+from descriptors.numpy_impl_reduce import AFTER_UFUNC, SINGLE_UFUNC, accumulator_dtype
 from descriptors.schema import Domain, OpRow
 
+from .. import config
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
 from .fpstate import ignore, restore
 from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
@@ -44,9 +45,10 @@ THREAD_BLOCK = 1 << 18
 
 
 def _thread_count() -> int:
-    env = os.environ.get("GPUOPS_NUM_THREADS")
-    if env:
-        return max(1, int(env))
+    """``GPUOPS_NUM_THREADS`` as read by ``gpuops.config`` (never parsed here), else the CPUs this process may use."""
+    configured = config.settings().num_threads
+    if configured is not None:
+        return configured
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
@@ -54,14 +56,21 @@ def _thread_count() -> int:
 
 
 _POOL: concurrent.futures.ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
 _POOL_LOCK = threading.Lock()
 
 
 def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
-    global _POOL
+    """The shared pool, with at least ``workers`` threads: a larger ``num_threads`` setting
+    (``gpuops.config.reload``) gets a larger pool; the old one finishes what it was given, then its
+    threads end."""
+    global _POOL, _POOL_SIZE
     with _POOL_LOCK:
-        if _POOL is None:
+        if _POOL is None or workers > _POOL_SIZE:
+            if _POOL is not None:
+                _POOL.shutdown(wait=False)
             _POOL = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="gpuops")
+            _POOL_SIZE = workers
         return _POOL
 
 
@@ -355,6 +364,7 @@ class NumpyReduceKernel:
         # SUM/MULTIPLY/MAX/MIN whose output has the accumulator's type: one ufunc reduction
         # straight into the output view (no temporary result, no copy).
         self.into: tuple[np.ufunc, np.dtype] | None = None
+        self.after = AFTER_UFUNC.get(variant) if row.selector == "function" else None  # MAX/MIN: zero signs
         if row.selector == "function" and variant in SINGLE_UFUNC:
             acc = accumulator_dtype(variant, self.compute)
             if acc == dtypes[row.output_fields[0].name].numpy_dtype:
@@ -367,6 +377,8 @@ class NumpyReduceKernel:
             if self.into is not None:
                 ufunc, acc = self.into
                 ufunc.reduce(x, axis=axes, dtype=acc, keepdims=True, out=out)
+                if self.after is not None:
+                    self.after(x, out, axes)
                 return
             result = self.impl(x, axes, n, self.compute)
             np.copyto(out, result, casting="unsafe")
