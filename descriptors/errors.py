@@ -6,7 +6,7 @@ __all__ = ["DescriptorError", "UnknownOperatorError"]
 
 
 class DescriptorError(ValueError):
-    """An invalid descriptor (DirectML answers ``E_INVALIDARG`` from CreateOperator).
+    """An invalid descriptor or argument (DirectML answers ``E_INVALIDARG``, as from CreateOperator).
 
     ``field`` is the dotted path of the offending field, for example ``"b_tensor.sizes"``.
     """

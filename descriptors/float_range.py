@@ -49,12 +49,17 @@ def float_problem(v: object, data_type: DataType = DataType.FLOAT32) -> str | No
     """Why ``v`` cannot be a value of the float type ``data_type``, or None when it can."""
     if not is_number(v):
         return f"must be a number (got {type(v).__name__} {v!r})"
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        return None  # NaN and infinities written as such (np.longdouble's own, not one made by float())
+    beyond = f"is a {'positive' if v > 0 else 'negative'} number beyond {data_type.name}'s finite range"  # type: ignore[operator]
     try:
-        x = float(v)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # np.longdouble beyond float64
+            x = float(v)  # type: ignore[arg-type]
     except OverflowError:  # an int or Fraction beyond float64's range
-        return f"is a {'positive' if v > 0 else 'negative'} number beyond {data_type.name}'s finite range"  # type: ignore[operator]
-    if math.isnan(x) or math.isinf(x) and isinstance(v, (float, np.floating)):
-        return None  # NaN and infinities written as such
+        return beyond
+    if math.isinf(x):
+        return beyond
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         rounded = data_type.numpy_dtype.type(x)

@@ -28,7 +28,15 @@ def calc_buffer_tensor_size(data_type: DataType, sizes: Sequence[int], strides: 
     ``sum((size - 1) * stride)`` plus one. Rounded up to whole bytes, then to a multiple of 4
     (every bound buffer is DWORD sized). 64-bit arithmetic throughout (DirectML PR #296).
     """
-    bits = DataType(data_type).element_bits
+    try:
+        bits = DataType(data_type).element_bits
+    except ValueError:
+        raise DescriptorError(f"calc_buffer_tensor_size: {data_type!r} is not a DataType", "data_type") from None
+    if strides is not None and len(strides) != len(sizes):
+        raise DescriptorError(
+            f"calc_buffer_tensor_size: {len(strides)} strides for {len(sizes)} sizes; give one stride per dimension",
+            "strides",
+        )
     if strides is None:
         elements = math.prod(sizes)
     else:
@@ -170,7 +178,7 @@ class TensorDesc:
     @classmethod
     def packed(cls, data_type: DataType, sizes: Sequence[int]) -> TensorDesc:
         """A packed row-major tensor (DirectMLX's default ``TensorPolicy``)."""
-        return cls(DataType(data_type), tuple(sizes))
+        return cls(data_type, sizes)  # the constructor checks both
 
     @classmethod
     def broadcast(cls, data_type: DataType, sizes: Sequence[int], to: Sequence[int]) -> TensorDesc:
@@ -193,4 +201,4 @@ class TensorDesc:
                 strides.append(0)
             else:
                 raise DescriptorError(f"TensorDesc.broadcast: cannot broadcast {sizes} to {to}", "sizes")
-        return cls(DataType(data_type), to, tuple(strides))
+        return cls(data_type, to, tuple(strides))

@@ -365,4 +365,4 @@ def validate(desc: OperatorDesc, feature_level: FeatureLevel, *, extensions: boo
     if not isinstance(desc, OperatorDesc):
         raise DescriptorError(f"validate: expected an operator descriptor (got {type(desc).__name__})", "")
     row_of(desc.operator_type)
-    _Checker(desc, FeatureLevel(feature_level), extensions).run()
+    _Checker(desc, FeatureLevel.parse(feature_level, "validate"), extensions).run()

@@ -75,7 +75,7 @@ class Device:
         if backend == "auto":
             backend = "cupy" if _cupy_usable() else "numpy"
         if backend not in BACKENDS:
-            raise ValueError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {backend!r})")
+            raise DescriptorError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {backend!r})", "backend")
         if backend == "cupy" and not _cupy_usable():
             raise UnsupportedError(
                 "Device: backend 'cupy' needs CuPy and a usable CUDA device (pip install -e .[cuda12] or .[cuda13])"
@@ -131,7 +131,7 @@ class Device:
             )
         levels = [FeatureLevel.parse(r, "max_supported_feature_level") for r in requested]
         if not levels:
-            raise ValueError("max_supported_feature_level: request at least one feature level")
+            raise DescriptorError("max_supported_feature_level: request at least one feature level", "requested")
         ok = [lv for lv in levels if lv <= self.feature_level]
         if not ok:
             raise UnsupportedError(
@@ -147,7 +147,7 @@ class Device:
     def create_operator(self, desc: OperatorDesc) -> Operator:
         """Validate ``desc`` at the device's feature level; raise ``DescriptorError`` if invalid."""
         validate(desc, self.feature_level, extensions=self.extensions)
-        return Operator(self, desc)
+        return Operator(self, desc, _VALIDATED)
 
     def compile_operator(self, operator: Operator, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
         """Lower the operator to a kernel. Kernels are cached: a descriptor never compiles twice."""
@@ -156,7 +156,11 @@ class Device:
                 f"compile_operator: expected an Operator from create_operator (got {type(operator).__name__})"
             )
         if operator.device is not self:
-            raise ValueError("compile_operator: the operator was created by another Device")
+            raise DescriptorError(
+                f"compile_operator: the operator was created by another Device ({operator.device!r}); compile it "
+                "there, or create it again on this one",
+                "operator",
+            )
         desc = operator.desc
         for t in (*desc.input_tensors, *desc.output_tensors):
             if t is not None and t.flags & TensorFlags.OWNED_BY_DML:
@@ -181,12 +185,17 @@ def _execution_flags(flags: object) -> ExecutionFlags:
     return ExecutionFlags(int(flags))
 
 
+_VALIDATED = object()  # only create_operator makes an Operator: its descriptor has passed validate()
+
+
 class Operator:
-    """A validated operator (``IDMLOperator``)."""
+    """A validated operator (``IDMLOperator``): made by ``Device.create_operator`` only."""
 
     __slots__ = ("desc", "device")
 
-    def __init__(self, device: Device, desc: OperatorDesc) -> None:
+    def __init__(self, device: Device, desc: OperatorDesc, _token: object = None) -> None:
+        if _token is not _VALIDATED:
+            raise TypeError("Operator: use Device.create_operator(desc), which validates the descriptor")
         self.device = device
         self.desc = desc
 

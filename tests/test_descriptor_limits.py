@@ -31,6 +31,7 @@ from descriptors import (
     ScaleBias,
     TensorDesc,
     TensorFlags,
+    desc_class,
     operator_support,
     row_of,
 )
@@ -264,3 +265,59 @@ def test_huge_axes_are_named_by_their_size() -> None:
 def test_broadcast_checks_its_arguments(sizes: object, to: object) -> None:
     with pytest.raises(DescriptorError, match="TensorDesc.sizes"):
         TensorDesc.broadcast(F32, sizes, to=to)  # type: ignore[arg-type]
+
+
+# --- found by the contract fuzz test (tests/test_contract_fuzz.py) ----------------------------
+
+
+def test_long_double_beyond_float64_is_refused() -> None:
+    huge = np.longdouble("1e4000")
+    if not np.isfinite(huge):  # platforms whose long double is float64
+        pytest.skip("np.longdouble is float64 here: 1e4000 is already inf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DescriptorError, match="beyond FLOAT32"):
+            ScaleBias(huge)
+        desc = desc_class("ELEMENT_WISE_CONSTANT_POW")(T4, T4, exponent=huge)
+        with pytest.raises(DescriptorError, match="exponent.*beyond FLOAT32"):
+            create(desc)
+    assert math.isinf(ScaleBias(np.longdouble("inf")).scale)  # an infinity written as such is taken
+
+
+def test_device_and_compile_argument_values() -> None:
+    with pytest.raises(DescriptorError, match="backend must be") as info:
+        gpuops.Device("NUMPY")
+    assert info.value.field == "backend"
+    a, b = gpuops.Device("numpy"), gpuops.Device("numpy")
+    op = a.create_operator(ElementWiseAddOperatorDesc(T4, T4, T4))
+    with pytest.raises(DescriptorError, match="created by another Device") as info:
+        b.compile_operator(op)
+    assert info.value.field == "operator"
+    with pytest.raises(DescriptorError, match="at least one feature level"):
+        a.max_supported_feature_level([])
+
+
+def test_an_operator_cannot_skip_validation() -> None:
+    dev = gpuops.Device("numpy")
+    forged = ElementWiseAddOperatorDesc(T4, None, T4)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="create_operator"):
+        gpuops.Operator(dev, forged)
+    with pytest.raises(DescriptorError, match="b_tensor is required"):
+        dev.create_operator(forged)
+
+
+def test_descriptor_helpers_check_their_arguments() -> None:
+    from descriptors import calc_buffer_tensor_size, validate
+
+    with pytest.raises(DescriptorError, match="data_type"):
+        TensorDesc.packed(99, (2,))  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match="data_type"):
+        TensorDesc.broadcast("x", (2,), to=(2,))  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match="1 strides for 2 sizes"):
+        calc_buffer_tensor_size(F32, (2, 3), (1,))
+    desc = ElementWiseAddOperatorDesc(T4, T4, T4)
+    validate(desc, "5_1")
+    with pytest.raises(TypeError, match="validate: a feature level is"):
+        validate(desc, None)  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match="validate: unknown feature level 1"):
+        validate(desc, 1)  # type: ignore[arg-type]
