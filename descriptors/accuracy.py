@@ -11,11 +11,30 @@ Programming Guide, math functions) and NumPy's documented float32 bound (``ulper
 its validation tables), added up through each formula. The tests hold every operator to its
 bound (tests/test_nary_generated.py, test_umath_validation.py, test_activation_accuracy.py).
 Comments: CUDA bound / NumPy bound / measured max on the NumPy backend; on NumPy's table.
+
+The backward rows (``ELTWISE_*_GRAD``, oneDNN's eltwise backward) compute ds = dd * f'(s), the
+factor f'(s) (ds/dd: e^s, 1 - tanh(s)^2, ...) in the compute type; their ``atol`` is per unit
+of |dd| (``gradient_scaled``): an absolute error in f'(s), where its formula cancels, is |dd|
+times that in ds. The bound is ``ulps`` relative plus ``atol * |dd|``. Where dd is infinite and
+|f'(s)| <= atol, f'(s) may come out 0 (or of either sign), and ds NaN (or the other infinity):
+the bound promises nothing there.
+
+Domain (``DOMAIN``). Where a formula scales an intermediate by dd or by a parameter (f'(s) above,
+softplus(beta * x) in PARAMETRIC_SOFTPLUS, x^beta in POW), the kernel holds that intermediate in
+the compute type. The bound holds where the values ``DOMAIN`` names are 0, exactly infinite (from
+an infinite input) or within the compute type's normal range (float32 for float16, bfloat16 and
+float32). Outside, the result is what the formula gives in the compute type, as oneDNN's own
+float32 kernels give it: an intermediate that underflows (e^{-104} is below float32's
+subnormals) makes the result too small, 0, or NaN when an infinite dd (or parameter) scales it;
+one that overflows (e^{89}) makes it infinite, or NaN for a zero dd. Exact results there would
+need a type wider than the compute type in every kernel. Products whose order alone overflowed
+(2 * s * dd, alpha * beta * s^(beta - 1), d * d, steepness * x in SOFTPLUS) are computed in an
+order, or take the limit, that does not: they are not in ``DOMAIN``.
 """
 
 from __future__ import annotations
 
-__all__ = ["ACCURACY", "BINARY_ACCURACY"]
+__all__ = ["ACCURACY", "BINARY_ACCURACY", "DOMAIN", "gradient_scaled"]
 
 ACCURACY: dict[str, tuple[float, float]] = {
     "ELEMENT_WISE_EXP": (3.0, 0.0),  # CUDA 2 / NumPy 3 / 2.37; 1
@@ -80,6 +99,36 @@ ACCURACY: dict[str, tuple[float, float]] = {
     "ELTWISE_EXP_GRAD": (4.0, 0.0),  # dd * exp(s): EXP's 3 + 0.5 / 3.0 measured (oneDNN front-end tests)
     "ELTWISE_HARDSWISH_GRAD": (2.5, 0.0),  # dd * (2s + 3) / 6, three roundings / 1.9 measured
     "ELTWISE_SQRT_GRAD": (2.0, 0.0),  # dd / (2 sqrt(s)): sqrt, divide, multiply / 1.34 measured
+}
+
+
+def gradient_scaled(name: str) -> bool:
+    """True where ``ACCURACY[name]``'s absolute term is per unit of |dd| (the backward rows)."""
+    return name.startswith("ELTWISE_") and name.endswith("_GRAD")
+
+
+# The domain of the bound (module docstring): for the backward rows f'(s) = ds/dd, which they compute
+# before multiplying by dd, and the intermediates of their formulas that can leave the compute
+# type's range while f'(s) is inside it; for the activations, what a parameter scales. "In range":
+# 0, an exact infinity or within the normal range; "not below": only an underflow leaves the domain
+# (an overflow gives the right result there). Other rows have no such value.
+DOMAIN: dict[str, str] = {
+    "ACTIVATION_POW": "x^beta in range",
+    "ACTIVATION_PARAMETRIC_SOFTPLUS": "softplus(beta * x) not below the normal range",
+    "ACTIVATION_SCALED_ELU": "alpha * expm1(x) (x <= 0) not below the normal range",
+    "ACTIVATION_SCALED_TANH": "beta * x and tanh(beta * x) not below the normal range",
+    "ACTIVATION_SOFTPLUS": "softplus(steepness * x) not below the normal range",
+    "ELTWISE_ELU_GRAD": "e^s and alpha * e^s (s <= 0) in range",
+    "ELTWISE_EXP_GRAD": "e^s in range",
+    "ELTWISE_GELU_ERF_GRAD": "f'(s) in range",
+    "ELTWISE_GELU_TANH_GRAD": "f'(s) in range",
+    "ELTWISE_LOGISTIC_GRAD": "f'(s) in range",
+    "ELTWISE_LOGSIGMOID_GRAD": "f'(s) in range",
+    "ELTWISE_MISH_GRAD": "f'(s) and sigma(s) in range",
+    "ELTWISE_POW_GRAD": "alpha * dd, s^(beta - 1) and beta * s^(beta - 1) in range",
+    "ELTWISE_SOFT_RELU_GRAD": "f'(s) in range",
+    "ELTWISE_SWISH_GRAD": "f'(s) and sigma(alpha * s) in range",
+    "ELTWISE_TANH_GRAD": "f'(s) in range",
 }
 # Binary operators beyond one correctly rounded operation: pow and atan2 (libm vs CUDA, each
 # documented within a few ulps; the generated binary tests allow 16).

@@ -18,7 +18,19 @@ __all__ = [
     "maximum_float",
     "mean_float",
     "minimum_float",
+    "negative",
 ]
+
+
+def negative(x: np.ndarray, out: np.ndarray, where: object = True) -> None:
+    """``np.negative(x, out=out, where=where)``; ``out`` may alias ``x``. NumPy 2.4's negative loop
+    reads an input whose stride is itemsize elements (a float32 view with step 4, a float64 one with
+    step 8) as if contiguous when the output is not contiguous (``np.negative(a[::4], out=b[::2])``
+    takes a[0], a[1], ...): such an output gets the result through a contiguous temporary."""
+    if out.flags.c_contiguous:
+        np.negative(x, out=out, where=where)
+    else:
+        np.copyto(out, np.negative(x), where=where)
 
 
 def div_trunc(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:

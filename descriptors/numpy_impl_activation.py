@@ -36,6 +36,8 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
+from .numpy_impl import negative
+
 __all__ = [
     "CONSTANTS",
     "GELU_ERFCX_FROM",
@@ -187,7 +189,7 @@ def _f(x: np.ndarray, v: object) -> np.generic:
 def _softplus(z: np.ndarray, out: np.ndarray) -> None:
     """max(z, 0) + log1p(exp(-|z|)), the CUDA helper's order of operations."""
     np.abs(z, out=out)
-    np.negative(out, out=out)
+    negative(out, out)
     np.exp(out, out=out)
     np.log1p(out, out=out)
     np.add(out, np.maximum(z, z.dtype.type(0)), out=out)
@@ -335,18 +337,29 @@ def celu(x: np.ndarray, *, out: np.ndarray, alpha: np.float32) -> None:
     u = x / a
     du = fma(-u, a, x) / a
     em = np.expm1(u)
-    em = np.where(np.abs(du) < np.abs(u), em + du * (em + x.dtype.type(1)), em)
+    em = np.where((np.abs(du) < np.abs(u)) & ~np.isinf(em), em + du * (em + x.dtype.type(1)), em)
     np.multiply(em, a, out=out)
     np.copyto(out, x, where=x >= 0)
 
 
 def softplus(x: np.ndarray, *, out: np.ndarray, steepness: np.float32) -> None:
+    """softplus(s * x) / s; where s * x overflows (s and x finite), x if s * x > 0 else 0 / s."""
     s = _f(x, steepness)
     np.divide(_softplus_mul(s, x), s, out=out)
+    z = x * s
+    over = np.isinf(z) & ~np.isinf(x) & ~np.isinf(s)
+    if over.any():
+        np.copyto(out, np.where(z > 0, x, x.dtype.type(0) / s), where=over)
 
 
 def parametric_softplus(x: np.ndarray, *, out: np.ndarray, alpha: np.float32, beta: np.float32) -> None:
-    np.multiply(_softplus_mul(_f(x, beta), x), _f(x, alpha), out=out)
+    """alpha * softplus(beta * x); where beta * x overflows to +inf (both finite), (alpha * beta) * x."""
+    a, b = _f(x, alpha), _f(x, beta)
+    np.multiply(_softplus_mul(b, x), a, out=out)
+    z = x * b
+    over = (z > 0) & np.isinf(z) & ~np.isinf(x) & ~np.isinf(b)
+    if over.any():
+        np.copyto(out, (a * b) * x, where=over)
 
 
 def gelu(x: np.ndarray, *, out: np.ndarray) -> None:
@@ -500,7 +513,7 @@ def gelu_tanh(x: np.ndarray, *, out: np.ndarray) -> None:
 def log_sigmoid(x: np.ndarray, *, out: np.ndarray) -> None:
     """-softplus(-x) (oneDNN's stable form of log(1 / (1 + e^-x)))."""
     _softplus(-x, out)
-    np.negative(out, out=out)
+    negative(out, out)
 
 
 def mish(x: np.ndarray, *, out: np.ndarray) -> None:

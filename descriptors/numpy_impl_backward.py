@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .numpy_impl import negative
+
 __all__ = [
     "abs_grad", "bounded_relu_grad", "clip_grad", "clip_v2_grad", "elu_dst_grad", "elu_grad", "exp_dst_grad",
     "exp_grad", "gelu_erf_grad", "gelu_tanh_grad", "hardswish_grad", "linear_grad", "log_grad",
@@ -31,6 +33,19 @@ def _sigmoid(s: Array) -> Array:
     return np.where(s >= 0, one / (one + e), e / (one + e))
 
 
+def _pow_m1(s: Array, b: Any) -> Array:
+    """s^(b - 1), the exponent's rounding error folded back (as gpuops_bwd_pow_m1)."""
+    one = _t(s, 1)
+    e = b - one
+    bb = e - b
+    de = (b - (e - bb)) + (-one - bb)
+    p = np.power(s, e)
+    if not abs(de) > 0:  # exact, or NaN for an infinite b
+        return p
+    fix = (p != 0) & ~np.isinf(p)
+    return np.where(fix, p + p * (de * np.log(np.abs(s))), p)
+
+
 def _softplus(s: Array) -> Array:
     return np.maximum(s, _t(s, 0)) + np.log1p(np.exp(-np.abs(s)))
 
@@ -44,7 +59,7 @@ def _select(out: Array, cond: Array, y: Array) -> None:
 def abs_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
     out[...] = 0
     np.copyto(out, y, where=x > 0)
-    np.negative(y, out=out, where=x < 0)
+    negative(y, out, where=x < 0)
 
 
 def bounded_relu_grad(x: Array, y: Array, *, out: Array, alpha: Any, **_: Any) -> None:
@@ -130,9 +145,14 @@ def logistic_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
 
 
 def logistic_dst_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
-    np.subtract(_t(x, 1), x, out=out)
+    """dd * (d * (1 - d)); beyond |d| > 1e19, where d * (1 - d) overflows, (dd * d) * (1 - d)."""
+    one = _t(x, 1)
+    np.subtract(one, x, out=out)
     np.multiply(x, out, out=out)
     np.multiply(y, out, out=out)
+    big = np.abs(x) > _t(x, 1e19)
+    if big.any():
+        np.copyto(out, (y * x) * (one - x), where=big)
 
 
 def logsigmoid_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
@@ -151,10 +171,10 @@ def mish_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
 
 
 def pow_grad(x: Array, y: Array, *, out: Array, alpha: Any, beta: Any, **_: Any) -> None:
+    """(alpha * dd) * (beta * s^(beta - 1))."""
     a, b = _t(x, alpha), _t(x, beta)
-    np.power(x, b - _t(x, 1), out=out)
-    np.multiply(a * b, out, out=out)
-    np.multiply(y, out, out=out)
+    np.multiply(b, _pow_m1(x, b), out=out)
+    np.multiply(a * y, out, out=out)
 
 
 def relu_grad(x: Array, y: Array, *, out: Array, alpha: Any, **_: Any) -> None:
@@ -173,16 +193,26 @@ def sqrt_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
 
 
 def sqrt_dst_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
+    """dd / (2 d); beyond |d| > 1e38, where 2 d overflows, (0.5 dd) / d."""
     np.multiply(x, _t(x, 2), out=out)
     np.divide(y, out, out=out)
+    big = np.abs(x) > _t(x, 1e38)
+    if big.any():
+        np.copyto(out, (_t(x, 0.5) * y) / x, where=big)
 
 
 def square_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
-    np.multiply(x, _t(x, 2), out=out)
+    """dd * (2 s), or (2 dd) * s where |s| > |dd|: the smaller operand is doubled."""
+    two = _t(x, 2)
+    np.multiply(x, two, out=out)
     np.multiply(y, out, out=out)
+    swap = np.abs(x) > np.abs(y)
+    if swap.any():
+        np.copyto(out, (two * y) * x, where=swap)
 
 
 def swish_grad(x: Array, y: Array, *, out: Array, alpha: Any, **_: Any) -> None:
+    """dd * gpuops_bwd_swish(alpha s): its limits 1 and 0 where alpha s is infinite."""
     a = _t(x, alpha)
     ax = a * x
     s = _sigmoid(ax)
@@ -190,6 +220,9 @@ def swish_grad(x: Array, y: Array, *, out: Array, alpha: Any, **_: Any) -> None:
     np.multiply(ax, out, out=out)
     np.add(_t(x, 1), out, out=out)
     np.multiply(s, out, out=out)
+    inf = np.isinf(ax)
+    if inf.any():
+        np.copyto(out, np.where(ax > 0, _t(x, 1), _t(x, 0)), where=inf)
     np.multiply(y, out, out=out)
 
 
@@ -201,6 +234,10 @@ def tanh_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
 
 
 def tanh_dst_grad(x: Array, y: Array, *, out: Array, **_: Any) -> None:
+    """dd * (1 - d * d); beyond |d| > 1e19, where d * d overflows, (dd * d) * -d."""
     np.multiply(x, x, out=out)
     np.subtract(_t(x, 1), out, out=out)
     np.multiply(y, out, out=out)
+    big = np.abs(x) > _t(x, 1e19)
+    if big.any():
+        np.copyto(out, (y * x) * -x, where=big)

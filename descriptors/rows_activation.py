@@ -33,12 +33,15 @@ Semantics where DirectML (or oneDNN) is silent, the same on both backends:
 - Zeros: x >= 0 branches keep -0.0 (ELU, CELU, LEAKY_RELU, PARAMETERIZED_RELU: -0.0);
   "else 0" branches give +0.0 (RELU, THRESHOLDED_RELU, SHRINK, BOUNDED_RELU, HARD_SIGMOID).
 - CELU is ``x if x >= 0 else alpha * expm1(x / alpha)`` (DirectML's max/min form, for every
-  nonzero alpha, negative included); alpha +0.0 gives x for x >= 0 and -0.0 below.
+  finite nonzero alpha, negative included; IEEE arithmetic defines the rest): alpha +0.0 gives
+  x for x >= 0 and -0.0 below; alpha -0.0, NaN and +-inf give NaN below 0.
 - SHRINK on integers: ``trunc(x - bias)`` / ``trunc(x + bias)`` of the exact real value,
-  saturated to the type's range (NaN gives 0); comparisons with the threshold are exact.
+  saturated to the type's range (NaN gives 0); comparisons with the threshold are exact (a NaN
+  threshold compares false: 0 everywhere); an infinite bias saturates.
 - PARAMETERIZED_RELU on integers: ``slope * x`` wraps (two's complement).
 - CLIP_V2 with beta < alpha: alpha for x <= alpha (the seed's third case, which holds for any
-  beta), beta above it; BOUNDED_RELU requires alpha >= 0 (the seed's formula needs it).
+  beta), beta above it; a NaN alpha or beta clamps nothing (plain comparisons, as CLIP);
+  BOUNDED_RELU requires alpha >= 0 (the seed's formula needs it).
 - ACTIVATION_POW is IEEE pow: ``alpha * pow(x, beta)``, NaN for a negative x and a
   non-integral beta, ``pow(x, 0) == 1`` even for NaN x.
 """
@@ -192,6 +195,22 @@ __device__ __forceinline__ F gpuops_act_softplus_mul(F a, F x) {
   const F r = (z > F(0) ? z : F(0)) + log1p(e);
   return fabs(dz) < fabs(z) ? r + dz * ((z >= F(0) ? F(1) : e) / (F(1) + e)) : r;
 }
+// SOFTPLUS: softplus(a * x) / a. Where a * x overflows (a and x finite) its limit: x where
+// a * x > 0 (softplus(z) - z -> 0), else 0 / a (a zero of a's sign), not inf / a.
+template <typename F>
+__device__ __forceinline__ F gpuops_act_softplus_div(F a, F x) {
+  const F z = gpuops_act_mul(x, a);
+  if (isinf(z) && !isinf(x) && !isinf(a)) return z > F(0) ? x : F(0) / a;
+  return gpuops_act_softplus_mul(a, x) / a;
+}
+// PARAMETRIC_SOFTPLUS: alpha * softplus(beta * x). Where beta * x overflows to +inf (beta and x
+// finite) its limit alpha * beta * x, as (alpha * beta) * x: finite where the result is (|alpha| < 1).
+template <typename F>
+__device__ __forceinline__ F gpuops_act_softplus_scaled(F a, F b, F x) {
+  const F z = gpuops_act_mul(x, b);
+  if (z > F(0) && isinf(z) && !isinf(x) && !isinf(b)) return (a * b) * x;
+  return a * gpuops_act_softplus_mul(b, x);
+}
 """,
             ("act_rn",),
         ),
@@ -205,7 +224,7 @@ __device__ __forceinline__ F gpuops_act_celu(F x, F a) {
   const F u = x / a;
   const F du = fma(-u, a, x) / a;
   F em = expm1(u);
-  if (fabs(du) < fabs(u)) em = em + du * (em + F(1));
+  if (fabs(du) < fabs(u) && !isinf(em)) em = em + du * (em + F(1));  // an overflowed expm1 stays inf
   return em * a;
 }
 """,
@@ -429,7 +448,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
     activation(
         "ACTIVATION_SOFTPLUS",
         "log(1 + exp(steepness * x)) / steepness, overflow-free",
-        {"float": "gpuops_act_softplus_mul(T(p_steepness), x) / T(p_steepness)"},
+        {"float": "gpuops_act_softplus_div(T(p_steepness), x)"},
         {"float": npa.softplus},
         io_tiers("softplus", STANDARD),
         params=(("steepness", 1.0),),
@@ -517,7 +536,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
     activation(
         "ACTIVATION_PARAMETRIC_SOFTPLUS",
         "alpha * log(1 + exp(beta * x)), overflow-free",
-        {"float": "T(p_alpha) * gpuops_act_softplus_mul(T(p_beta), x)"},
+        {"float": "gpuops_act_softplus_scaled(T(p_alpha), T(p_beta), x)"},
         {"float": npa.parametric_softplus},
         io_tiers("parametric_softplus", STANDARD),
         params=(("alpha", None), ("beta", None)),
@@ -671,7 +690,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
     ),
     onednn(
         "ACTIVATION_CLIP_V2",
-        "beta if x >= beta; x if alpha < x < beta; alpha if x <= alpha",
+        "beta if x >= beta; x if alpha < x < beta; alpha if x <= alpha (plain comparisons: a NaN bound clamps nothing)",
         "x <= T(p_alpha) ? T(p_alpha) : (x >= T(p_beta) ? T(p_beta) : x)",
         npa.clip_v2,
         params=(("alpha", None), ("beta", None)),

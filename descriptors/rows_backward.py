@@ -7,6 +7,11 @@ parameters: ``{input_tensor, input_gradient_tensor, output_gradient_tensor, alph
 the seed's "Backward formula" columns (shared/seeds/003_0fd48c5d47d20a7e.txt), with s (or d)
 = ``x`` and dd = ``y``; ``round`` has no backward (the seed's exception). Where the literal
 formula overflows in float32 (mish's e^{3s}), an algebraically equal stable form is used.
+Products are ordered so that no intermediate leaves the compute type's range where the
+result is inside it (square, sqrt and tanh/logistic from dst, pow: a comparison picks the
+order, both orders round alike), and swish takes its limits where alpha * s overflows. What
+still needs more range than the compute type (an e^s that underflows while dd is huge) is
+outside the stated accuracy's domain (descriptors/accuracy.py).
 """
 
 from __future__ import annotations
@@ -52,6 +57,27 @@ template <typename F>
 __device__ __forceinline__ F gpuops_bwd_mish(F s) {
   const F t = tanh(gpuops_bwd_softplus(s));
   return t + s * (F(1) - t * t) * gpuops_bwd_sigmoid(s);
+}
+// s^(beta - 1), the exponent's rounding error folded back: beta - 1 = e + de exactly (Knuth's
+// TwoSum), s^(beta - 1) = s^e |s|^de, to first order s^e (1 + de ln|s|). de is 0 where beta - 1
+// is exact; else (beta = 0.1) pow(s, e) alone is off by |de ln s|: 13 ulps at s = 1e-30.
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_pow_m1(F s, F b) {
+  const F e = b - F(1);
+  const F bb = e - b;
+  const F de = (b - (e - bb)) + (F(-1) - bb);
+  const F p = pow(s, e);
+  if (!(fabs(de) > F(0)) || p == F(0) || isinf(p)) return p;  // de is NaN for an infinite beta
+  return p + p * (de * log(fabs(s)));
+}
+// The seed's swish backward factor sigma(z) (1 + z (1 - sigma(z))), z = alpha s; where z is
+// infinite (alpha s beyond the type's range, or s infinite) its limits: 1 at +inf, 0 at -inf
+// (z (1 - sigma(z)) and sigma(z) z both tend to 0), not inf * 0.
+template <typename F>
+__device__ __forceinline__ F gpuops_bwd_swish(F z) {
+  if (isinf(z)) return z > F(0) ? F(1) : F(0);
+  const F g = gpuops_bwd_sigmoid(z);
+  return g * (F(1) + z * (F(1) - g));
 }
 // The seed's gelu_tanh backward, formula (1). Beyond |s| > 10 it is its limit (1, or 0) to
 // below float32's smallest normal, and s^3 would overflow: return the limit there.
@@ -160,13 +186,21 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         "y * (gpuops_bwd_sigmoid(x) * (T(1) - gpuops_bwd_sigmoid(x)))",
         npb.logistic_grad,
     ),
-    grad("logistic", "ds = dd * d * (1 - d)", "y * (x * (T(1) - x))", npb.logistic_dst_grad, use_dst=True),
+    grad(
+        "logistic",
+        "ds = dd * d * (1 - d)",
+        # |d| > 1e19: d * (1 - d) would overflow, dd * d cannot (|dd| >= the smallest subnormal).
+        "fabs(x) > T(1e19) ? (y * x) * (T(1) - x) : y * (x * (T(1) - x))",
+        npb.logistic_dst_grad,
+        use_dst=True,
+    ),
     grad("logsigmoid", "ds = dd / (1 + e^s)", "y * gpuops_bwd_sigmoid(-x)", npb.logsigmoid_grad),
     grad("mish", "ds = dd * e^s * omega / delta^2 (stable form)", "y * gpuops_bwd_mish(x)", npb.mish_grad),
     grad(
         "pow",
         "ds = dd * alpha * beta * s^(beta - 1)",
-        "y * (T(p_alpha) * T(p_beta) * pow(x, T(p_beta) - T(1)))",
+        # (alpha * dd) * (beta * s^(beta - 1)): not alpha * beta first, which overflows on its own.
+        "(T(p_alpha) * y) * (T(p_beta) * gpuops_bwd_pow_m1(x, T(p_beta)))",
         npb.pow_grad,
     ),
     grad("relu", "ds = dd if s > 0 else alpha * dd", "x > T(0) ? y : T(p_alpha) * y", npb.relu_grad),
@@ -180,15 +214,29 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
     ),
     grad("soft_relu", "ds = dd / (1 + e^{-s})", "y * gpuops_bwd_sigmoid(x)", npb.soft_relu_grad),
     grad("sqrt", "ds = dd / (2 sqrt(s))", "y / (T(2) * sqrt(x))", npb.sqrt_grad),
-    grad("sqrt", "ds = dd / (2 d)", "y / (T(2) * x)", npb.sqrt_dst_grad, use_dst=True),
-    grad("square", "ds = dd * 2 s", "y * (T(2) * x)", npb.square_grad),
+    grad(
+        "sqrt",
+        "ds = dd / (2 d)",
+        # 2 d overflows beyond 1.7e38: halve dd there instead (exact unless the result underflows).
+        "fabs(x) > T(1e38) ? (T(0.5) * y) / x : y / (T(2) * x)",
+        npb.sqrt_dst_grad,
+        use_dst=True,
+    ),
+    # Doubles the smaller operand: 2 * s * dd with no intermediate overflow, correctly rounded.
+    grad("square", "ds = dd * 2 s", "fabs(x) > fabs(y) ? (T(2) * y) * x : y * (T(2) * x)", npb.square_grad),
     grad(
         "swish",
         "ds = dd * sigma(alpha s) * (1 + alpha s (1 - sigma(alpha s)))",
-        "y * (gpuops_bwd_sigmoid(T(p_alpha) * x)"
-        " * (T(1) + T(p_alpha) * x * (T(1) - gpuops_bwd_sigmoid(T(p_alpha) * x))))",
+        "y * gpuops_bwd_swish(T(p_alpha) * x)",
         npb.swish_grad,
     ),
     grad("tanh", "ds = dd * (1 - tanh(s)^2)", "y * (T(1) - tanh(x) * tanh(x))", npb.tanh_grad),
-    grad("tanh", "ds = dd * (1 - d^2)", "y * (T(1) - x * x)", npb.tanh_dst_grad, use_dst=True),
+    grad(
+        "tanh",
+        "ds = dd * (1 - d^2)",
+        # |d| > 1e19: d^2 would overflow; 1 - d^2 is -d^2 to the last bit there.
+        "fabs(x) > T(1e19) ? (y * x) * (-x) : y * (T(1) - x * x)",
+        npb.tanh_dst_grad,
+        use_dst=True,
+    ),
 )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import numpy_impl as npi
 from . import numpy_impl_unary as npu
 from .cuda_helpers import HELPERS
 from .enums import FeatureLevel as FL
@@ -485,7 +486,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         "ELEMENT_WISE_NEGATE",
         "-x; integer -INT_MIN wraps to INT_MIN",
         {"float": "-x", "int": "T(U(0) - U(x))"},
-        {"any": np.negative},
+        {"any": npi.negative},  # np.negative, around a NumPy 2.4 loop that misreads some strides
         io_tiers("negate", [(FL.FL_5_0, (1, 8), "F32 F16 I64 I32 I16 I8")]),
         scale_bias=False,
         single=("any",),

@@ -4,15 +4,16 @@
 naming the variable, the value given and what is allowed. Nothing reads the environment later, so
 ``compile_operator`` and ``execute`` never fail on it. An empty value is the same as an unset one.
 
-====================  ==============================  ================================  ==========================
-variable              allowed                         default                           takes effect
-====================  ==============================  ================================  ==========================
-GPUOPS_NUM_THREADS    a positive integer              the CPUs this process may run on  next ``execute``
-GPUOPS_NUMBA          ``0`` or ``1``                  ``1`` (tier on where numba is)    next ``compile_operator``
-GPUOPS_CUPY_FAST      ``0`` or ``1``                  ``1``                             next ``compile_operator``
-GPUOPS_CACHE_DIR      an absolute path (``~`` too)    ``~/.cache/gpuops``               next ``compile_operator``
-GPUOPS_DUMP_SOURCE    ``0`` or ``1``                  ``0``                             next ``compile_operator``
-====================  ==============================  ================================  ==========================
+========================  ==============================  ================================  ==========================
+variable                  allowed                         default                           takes effect
+========================  ==============================  ================================  ==========================
+GPUOPS_NUM_THREADS        a positive integer              the CPUs this process may run on  next ``execute``
+GPUOPS_NUMBA              ``0`` or ``1``                  ``1`` (tier on where numba is)    next ``compile_operator``
+GPUOPS_CUPY_FAST          ``0`` or ``1``                  ``1``                             next ``compile_operator``
+GPUOPS_CACHE_DIR          an absolute path (``~`` too)    ``~/.cache/gpuops``               next ``compile_operator``
+GPUOPS_DUMP_SOURCE        ``0`` or ``1``                  ``0``                             next ``compile_operator``
+GPUOPS_EMULATOR_SANITIZE  ``0`` or ``1``                  ``0``                             next emulator build
+========================  ==============================  ================================  ==========================
 
 To change a setting in a running process: ``reload()`` re-reads ``os.environ`` (after the process
 changed it), ``override(numba=False)`` replaces fields for a ``with`` block. Both are process-wide:
@@ -43,6 +44,7 @@ class Settings:
     process may run on). ``numba``: the NumPy backend's compiled tier. ``cupy_fast``: gpuops' flat and
     rows kernels on CuPy. ``cache_dir``: the compiled tier's disk cache (None: compile in memory only).
     ``dump_source``: log each generated kernel's source on the ``gpuops`` logger when it is built.
+    ``emulator_sanitize``: build the CUDA emulator's kernels with AddressSanitizer and UBSan.
     """
 
     num_threads: int | None
@@ -50,12 +52,13 @@ class Settings:
     cupy_fast: bool
     cache_dir: Path | None
     dump_source: bool
+    emulator_sanitize: bool = False
 
     def __post_init__(self) -> None:
         n = self.num_threads
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
             raise ConfigError(f"Settings.num_threads must be a positive integer or None (got {n!r})")
-        for name in ("numba", "cupy_fast", "dump_source"):
+        for name in ("numba", "cupy_fast", "dump_source", "emulator_sanitize"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"Settings.{name} must be True or False (got {getattr(self, name)!r})")
         if self.cache_dir is not None:
@@ -111,6 +114,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("GPUOPS_CUPY_FAST", "cupy_fast", "0 (CuPy's ElementwiseKernel only) or 1", "1", _flag),
     Variable("GPUOPS_CACHE_DIR", "cache_dir", "an absolute path (~ expands)", "~/.cache/gpuops", _absolute_path),
     Variable("GPUOPS_DUMP_SOURCE", "dump_source", "0 or 1 (log each kernel's source when it is built)", "0", _flag),
+    Variable(
+        "GPUOPS_EMULATOR_SANITIZE",
+        "emulator_sanitize",
+        "0 or 1 (build the CUDA emulator's kernels with AddressSanitizer and UBSan)",
+        "0",
+        _flag,
+    ),
 )
 
 
@@ -118,6 +128,7 @@ def read(environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``environ`` (default ``os.environ``); ``ConfigError`` on the first invalid value."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {"num_threads": None, "numba": True, "cupy_fast": True, "dump_source": False}
+    values["emulator_sanitize"] = False
     values["cache_dir"] = _default_cache_dir()
     for var in VARIABLES:
         text = env.get(var.name, "")

@@ -31,8 +31,16 @@ _UINT_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 @dataclasses.dataclass(frozen=True)
 class Expected:
+    """A reference result. ``atol``: a per-element absolute term of the stated accuracy, which
+    ``helpers.assert_expected`` uses instead of its scalar one (the backward rows' term is per
+    unit of |dd|, descriptors/accuracy.py); ``unchecked``: elements outside the operator's
+    stated domain (the backward rows' intermediates beyond the compute type's normal range),
+    where the stated accuracy promises nothing."""
+
     values: np.ndarray
     exact: bool
+    atol: np.ndarray | None = None
+    unchecked: np.ndarray | None = None
 
 
 def _is_float(arr: np.ndarray) -> bool:
@@ -160,12 +168,16 @@ def _mod_floor_float(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _floor_div_float(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """floor(a / b) of the exact quotient; IEEE a / b when b == 0 or an operand is not finite."""
+    """floor(a / b) of the exact quotient; IEEE a / b when b == 0; Python's own ``a // b`` when an
+    operand is not finite (README, float floor division: inf // 2.0 is NaN, -5.0 // inf is -1.0)."""
     out = np.empty(x.shape, np.float64)
     for i, (p, q) in enumerate(zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)):
-        if q == 0 or not (math.isfinite(p) and math.isfinite(q)):
+        if q == 0:
             with np.errstate(all="ignore"):
-                out.flat[i] = np.floor(np.float64(p) / np.float64(q))
+                out.flat[i] = np.float64(p) / np.float64(q)
+            continue
+        if not (math.isfinite(p) and math.isfinite(q)):
+            out.flat[i] = p // q
             continue
         f = math.floor(Fraction(p) / Fraction(q))
         out.flat[i] = math.copysign(0.0, p / q) if f == 0 else float(f)
@@ -221,8 +233,13 @@ def minimum(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
 
 
 def mean(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    """(a + b) / 2; integers truncate toward zero (exact, no intermediate overflow)."""
-    return _arith(lambda x, y: (x + y) / 2, lambda x, y: _trunc_div(x + y, 2))(a, b, out)
+    """(a + b) / 2; integers truncate toward zero (exact, no intermediate overflow). Floats: the
+    sum rounded in the compute type (float32, float64 for FLOAT64 inputs), as the README's MEAN
+    row says: float32 MEAN of two values near float32's maximum overflows to inf."""
+    compute = np.float64 if _is_float(a) and np.dtype(a.dtype) == np.float64 else np.float32
+    return _arith(lambda x, y: (x + y).astype(compute).astype(np.float64) / 2, lambda x, y: _trunc_div(x + y, 2))(
+        a, b, out
+    )
 
 
 def pow_(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
@@ -230,9 +247,11 @@ def pow_(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
     if _is_float(a):
         x = _f64(a)
         if scale_bias is not None:
-            scale, bias = (float(np.float32(v)) for v in scale_bias)  # DML_SCALE_BIAS holds FLOATs
+            # DML_SCALE_BIAS holds FLOATs, applied in the compute type, float32 (64-bit types refuse
+            # it), one rounding per step: x * scale overflows there as the kernels' does (README).
+            scale, bias = (np.float32(v) for v in scale_bias)
             with np.errstate(all="ignore"):
-                x = x * scale + bias
+                x = (np.asarray(a).astype(np.float32) * scale + bias).astype(np.float64)
         x, e = _pairs(x, _f64(b))
         with np.errstate(all="ignore"):
             return _float_result(np.power(x, e))

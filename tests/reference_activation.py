@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from reference_common import Expected, f64, float_result
+from reference_common import Expected, compute_type, f64, float_result, outside_normal
 
 from descriptors import ROWS, DataType
 
@@ -97,26 +97,45 @@ def _elu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias
         return float_result(_where_nan(v, np.where(v >= 0, v, alpha * np.expm1(v))))
 
 
-def _celu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
-    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), DirectML's form, literally."""
-    v = f64(inputs[0])
-    a = _p(params, "alpha")
+def celu_directml(v: np.ndarray, a: float) -> np.ndarray:
+    """DirectML's formula, literally: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     with np.errstate(all="ignore"):
-        out = np.maximum(0.0, v) + np.minimum(0.0, a * np.expm1(v / a))
-    return float_result(out)
+        return np.maximum(0.0, v) + np.minimum(0.0, a * np.expm1(v / a))
+
+
+def _celu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    """gpuops: the README's form, x if x >= 0 else alpha * expm1(x / alpha), in IEEE float64.
+
+    It is DirectML's max/min form for every finite nonzero alpha (test_activation_accuracy.py
+    checks that); at alpha = 0, NaN or +-inf that form is 0 * inf or x / 0 (NaN, or a min/max of
+    NaN that the formula leaves undefined), and the README defines CELU by this one instead."""
+    v = f64(inputs[0])
+    a = _LD(_p(params, "alpha"))
+    with np.errstate(all="ignore"):  # long double: x / alpha's rounding costs |x / alpha| of its ulps
+        return float_result(np.where(v >= 0, v, (a * np.expm1(_hp(v) / a)).astype(np.float64)))
+
+
+def _in_domain(values: np.ndarray, intermediates: list[np.ndarray], out_dtype: np.dtype, **kw: bool) -> Expected:
+    """A float64 reference whose elements with an intermediate (accuracy.DOMAIN) beyond the compute
+    type's normal range are unchecked: a parameter scales what the kernel held in the compute type."""
+    unchecked = outside_normal(intermediates, compute_type(out_dtype), **kw)
+    return Expected(np.asarray(values, dtype=np.float64), False, unchecked=unchecked)
 
 
 def _softplus(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     s = _p(params, "steepness")
     with np.errstate(all="ignore"):
-        return float_result(_log1p_exp(s * v) / s)  # s * v is exact: a float32 times a float32
+        sp = _log1p_exp(s * v)  # s * v is exact: a float32 times a float32
+        return _in_domain(sp / s, [sp], out_dtype, below_only=True)
 
 
 def _parametric_softplus(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     a, b = _p(params, "alpha"), _p(params, "beta")
-    return float_result(a * _log1p_exp(b * v))
+    with np.errstate(all="ignore"):
+        sp = _log1p_exp(b * v)
+        return _in_domain(a * sp, [sp], out_dtype, below_only=True)
 
 
 def _gelu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
@@ -141,9 +160,9 @@ def _gelu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bia
 
 
 def _hard_sigmoid_of(v: np.ndarray, params: dict) -> np.ndarray:
-    a, b = _p(params, "alpha"), _p(params, "beta")
-    with np.errstate(all="ignore"):
-        return np.maximum(0.0, np.minimum(a * v + b, 1.0))  # a * v exact; one rounding of the sum
+    a, b = _LD(_p(params, "alpha")), _LD(_p(params, "beta"))
+    with np.errstate(all="ignore"):  # long double: a * v is exact for float32 v, near it for float64 v
+        return np.maximum(0.0, np.minimum((a * _hp(v) + b).astype(np.float64), 1.0))
 
 
 def _hard_sigmoid(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
@@ -168,8 +187,8 @@ def _leaky_relu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, sca
 
 def _linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
-    with np.errstate(all="ignore"):
-        return float_result(_p(params, "alpha") * v + _p(params, "beta"))
+    with np.errstate(all="ignore"):  # long double: a * v is exact for float32 v, near it for float64 v
+        return float_result((_LD(_p(params, "alpha")) * _hp(v) + _LD(_p(params, "beta"))).astype(np.float64))
 
 
 def _parameterized_relu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
@@ -184,25 +203,37 @@ def _parameterized_relu(inputs: list[np.ndarray], out_dtype: np.dtype, params: d
 def _scaled_elu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     a, g = _p(params, "alpha"), _p(params, "gamma")
-    return float_result(_where_nan(v, np.where(v > 0, g * v, g * a * np.expm1(v))))
+    with np.errstate(all="ignore"):
+        inner = np.where(v > 0, 1.0, a * np.expm1(v))
+        return _in_domain(_where_nan(v, np.where(v > 0, g * v, g * inner)), [inner], out_dtype, below_only=True)
 
 
 def _scaled_tanh(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
-    return float_result(_p(params, "alpha") * np.tanh(_p(params, "beta") * v))
+    bv = _p(params, "beta") * v
+    with np.errstate(all="ignore"):
+        return _in_domain(_p(params, "alpha") * np.tanh(bv), [bv, np.tanh(bv)], out_dtype, below_only=True)
 
 
 def _shrink(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     x = inputs[0]
     b, th = _p(params, "bias"), _p(params, "threshold")
     if _is_int(x):
-        # gpuops: the exact real result, truncated toward zero, saturated to the type.
+        # gpuops: the exact real result, truncated toward zero, saturated to the type. README
+        # (SHRINK on integers): x compares with the FLOAT threshold exactly (Python compares an
+        # int and a float exactly; NaN compares false, so a NaN threshold gives 0 everywhere),
+        # an infinite bias gives an infinite x -+ bias (saturated), a NaN bias NaN, which is 0.
         info = np.iinfo(out_dtype)
-        fb, fth = Fraction(b), Fraction(th)
+        lo, hi = int(info.min), int(info.max)
         vals = []
         for xv in x.ravel().tolist():
-            r = Fraction(xv) - fb if xv > fth else Fraction(xv) + fb if xv < -fth else Fraction(0)
-            vals.append(min(max(math.trunc(r), int(info.min)), int(info.max)))
+            sign = -1 if xv > th else 1 if xv < -th else 0
+            if sign == 0 or math.isnan(b):
+                vals.append(0)
+            elif math.isinf(b):
+                vals.append(hi if sign * b > 0 else lo)
+            else:
+                vals.append(min(max(math.trunc(Fraction(xv) + sign * Fraction(b)), lo), hi))
         return Expected(np.array(vals, dtype=out_dtype).reshape(np.shape(x)), True)
     v = f64(x)
     return float_result(_where_nan(v, np.where(v > th, v - b, np.where(v < -th, v + b, 0.0))))
@@ -273,7 +304,8 @@ def _mish(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bia
 def _pow(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     with np.errstate(all="ignore"):
-        return float_result(_p(params, "alpha") * np.power(v, _p(params, "beta")))
+        p = np.power(v, _p(params, "beta"))
+        return _in_domain(_p(params, "alpha") * p, [p], out_dtype)
 
 
 def _bounded_relu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
@@ -286,6 +318,10 @@ def _bounded_relu(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, s
 def _clip_v2(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     a, b = _p(params, "alpha"), _p(params, "beta")
+    # gpuops: plain comparisons, as CLIP: a NaN bound clamps nothing (README, CLIP_V2's row), as
+    # if it were -inf (alpha) or +inf (beta).
+    a = -math.inf if math.isnan(a) else a
+    b = math.inf if math.isnan(b) else b
     # gpuops: outside the seed's cases (beta < alpha < x) the result is beta; NaN stays NaN.
     beyond = np.where(np.isnan(v), np.nan, b)
     out = np.select([(v >= b) & (b >= a), (a < v) & (v < b), v <= a], [b, v, a], beyond)
@@ -659,6 +695,54 @@ EDGES.update(
         ],
     }
 )
+# Parameters where a formula divides by 0 or multiplies 0 by inf, and arguments beyond float32's range
+# (README: CELU, SHRINK on integers, CLIP_V2's row, activation limits); literal values.
+_MAX32 = float(np.finfo(np.float32).max)
+_IMIN, _IMAX = -(2**31), 2**31 - 1
+_INTS = [[_IMIN, -5, -1, 0, 1, 3, _IMAX]]
+EDGES["ACTIVATION_CELU"] += [
+    # x if x >= 0 else alpha * expm1(x / alpha), in IEEE arithmetic: alpha +0.0 is -0.0 below 0 ...
+    ([[-1e4, -3.0, -0.0, 2.0, _INF]], {"alpha": 0.0}, [-0.0, -0.0, -0.0, 2.0, _INF], True, _F32),
+    # ... alpha -0.0, NaN, +-inf give NaN below 0 (x / -0.0 = inf, times -0.0; inf * -0.0)
+    ([[-1e4, -3.0, -0.0, 2.0]], {"alpha": -0.0}, [_NAN, _NAN, -0.0, 2.0], False, _F32),
+    ([[-1e4, -3.0, -0.0, 2.0]], {"alpha": _NAN}, [_NAN, _NAN, -0.0, 2.0], False, _F32),
+    ([[-1e4, -3.0, -0.0, 2.0]], {"alpha": _INF}, [_NAN, _NAN, -0.0, 2.0], False, _F32),
+    ([[-1e4, -3.0, -0.0, 2.0]], {"alpha": -_INF}, [_NAN, _NAN, -0.0, 2.0], False, _F32),
+    # alpha < 0: x / alpha grows without bound; expm1 overflows to inf, and alpha * inf is -inf (not NaN).
+    ([[-_INF, -1e4, -3.0]], {"alpha": -1.5}, [-_INF, -_INF, -1.5 * math.expm1(2.0)], False, _F32),
+    ([[-_INF, -1e4, -3.0]], {"alpha": -1.5}, [-_INF, -_INF, -1.5 * math.expm1(2.0)], False, _F64),
+]
+EDGES["ACTIVATION_CLIP_V2"] += [
+    # A NaN bound clamps nothing: plain comparisons, as CLIP.
+    ([[-0.25, 3.0, -_INF, _INF, _NAN]], {"alpha": _NAN, "beta": 1.0}, [-0.25, 1.0, -_INF, 1.0, _NAN], True, _F32),
+    ([[-3.0, 0.5, 3.0, _INF]], {"alpha": -1.0, "beta": _NAN}, [-1.0, 0.5, 3.0, _INF], True, _F32),
+    ([[-3.0, 0.5]], {"alpha": _NAN, "beta": _NAN}, [-3.0, 0.5], True, _F32),
+]
+EDGES["ACTIVATION_SHRINK"] += [
+    # Integers: a NaN bias gives 0 where it would be added; a NaN threshold compares false (0 everywhere);
+    # an infinite bias or threshold acts as one, saturating.
+    (_INTS, {"bias": _NAN, "threshold": 0.5}, [0, 0, 0, 0, 0, 0, 0], True, _I32),
+    (_INTS, {"bias": 1.0, "threshold": _NAN}, [0, 0, 0, 0, 0, 0, 0], True, _I32),
+    (_INTS, {"bias": _INF, "threshold": 0.5}, [_IMAX, _IMAX, _IMAX, 0, _IMIN, _IMIN, _IMIN], True, _I32),
+    (_INTS, {"bias": -_INF, "threshold": 0.5}, [_IMIN, _IMIN, _IMIN, 0, _IMAX, _IMAX, _IMAX], True, _I32),
+    (_INTS, {"bias": 1.5, "threshold": -_INF}, [_IMIN, -6, -2, -1, 0, 1, _IMAX - 2], True, _I32),
+    (_INTS, {"bias": 1.5, "threshold": _INF}, [0, 0, 0, 0, 0, 0, 0], True, _I32),
+]
+EDGES["ACTIVATION_SOFTPLUS"] += [
+    # steepness * x beyond float32's range: softplus(z) / steepness is x (z -> +inf) or +0.0 (z -> -inf).
+    (
+        [[2.125, -2.125, 1e30, -1e30, 0.5]],
+        {"steepness": _MAX32},
+        [2.125, 0.0, float(np.float32(1e30)), 0.0, 0.5],
+        False,
+        _F32,
+    ),
+]
+EDGES["ACTIVATION_PARAMETRIC_SOFTPLUS"] += [
+    # beta * x beyond float32's range: alpha * beta * x (finite for |alpha| < 1), 0 below.
+    ([[1.125, -1.125, 2.0]], {"alpha": 0.25, "beta": _MAX32}, [0.25 * _MAX32 * 1.125, 0.0, 0.5 * _MAX32], False, _F32),
+    ([[2.0, -2.0]], {"alpha": 0.0, "beta": _MAX32}, [0.0, 0.0], False, _F32),
+]
 # IDENTITY's expected values are its inputs, bit for bit.
 _id = EDGES["ACTIVATION_IDENTITY"][0]
 EDGES["ACTIVATION_IDENTITY"][0] = (_id[0], _id[1], _id[0][0], _id[3], _id[4])

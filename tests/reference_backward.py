@@ -4,6 +4,12 @@ Each is the seed's "Backward formula" column (shared/seeds/003_0fd48c5d47d20a7e.
 literally and evaluated in float64 with s (or d) = inputs[0] and dd = inputs[1]; the mish
 reference uses the seed's own e^s * omega / delta^2 form. test_backward_formulas.py checks
 these formulas against central differences of the seed's forward column.
+
+The stated accuracy (descriptors/accuracy.py) is carried by each ``Expected``: its absolute
+term is per unit of |dd| (``Expected.atol = atol * |dd|``), and elements outside its domain
+(f'(s) or an intermediate named in ``accuracy.DOMAIN`` beyond the compute type's normal range;
+an infinite dd where |f'(s)| <= atol) are ``Expected.unchecked``. ``INTERMEDIATES`` holds those
+values, from the same float64 formulas.
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from reference_common import Expected, f64, float_result
+from reference_common import Expected, compute_type, f64, outside_normal
 from scipy.special import erf
 
 from descriptors import ROWS, DataType
+from descriptors.accuracy import ACCURACY, DOMAIN
 
 REFERENCES: dict[str, Callable[..., Any]] = {}
 DATA: dict[str, tuple[Callable[..., Any], ...]] = {}
@@ -27,6 +34,11 @@ EDGES: dict[str, list[tuple[Any, ...]]] = {}
 
 def _sig(s: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-s))
+
+
+def _swish_factor(z: np.ndarray) -> np.ndarray:
+    """The seed's swish backward over dd, sigma(z) (1 + z (1 - sigma(z))), z = alpha s."""
+    return 1 / (1 + np.exp(-z)) * (1 + z * (1 - 1 / (1 + np.exp(-z))))
 
 
 def _gelu_tanh_grad(s: np.ndarray, dd: np.ndarray) -> np.ndarray:
@@ -78,7 +90,8 @@ FORMULAS: dict[str, Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
     "sqrt": lambda s, dd, a, b: dd / (2 * np.sqrt(s)),
     "sqrt_use_dst_for_bwd": lambda d, dd, a, b: dd / (2 * d),
     "square": lambda s, dd, a, b: dd * 2 * s,
-    "swish": lambda s, dd, a, b: dd / (1 + np.exp(-a * s)) * (1 + a * s * (1 - 1 / (1 + np.exp(-a * s)))),
+    # gpuops: at alpha * s = +-inf (an infinite s) the limits 1 and 0, not inf * 0 (README, backward).
+    "swish": lambda s, dd, a, b: dd * _swish_factor(np.clip(a * s, -1e300, 1e300)),
     "tanh": lambda s, dd, a, b: dd * (1 - np.tanh(s) ** 2),
     "tanh_use_dst_for_bwd": lambda d, dd, a, b: dd * (1 - d**2),
 }
@@ -88,14 +101,62 @@ def row_name(alg: str) -> str:
     return f"ELTWISE_{alg.upper()}_GRAD"
 
 
+def _fprime(alg: str) -> Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]:
+    """f'(s) = ds / dd: the formula at dd = 1."""
+    return lambda s, dd, a, b: FORMULAS[alg](s, np.ones_like(s), a, b)
+
+
+# The values accuracy.DOMAIN names for each row (s, dd, alpha, beta -> float64 arrays); where a
+# formula's branch does not compute one, 1.0 (in range).
+INTERMEDIATES: dict[str, list[Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]]] = {
+    "elu": [
+        lambda s, dd, a, b: np.where(s > 0, 1.0, np.exp(s)),
+        lambda s, dd, a, b: np.where(s > 0, 1.0, a * np.exp(s)),
+    ],
+    "exp": [lambda s, dd, a, b: np.exp(s)],
+    "gelu_erf": [_fprime("gelu_erf")],
+    "gelu_tanh": [_fprime("gelu_tanh")],
+    "logistic": [_fprime("logistic")],
+    "logsigmoid": [_fprime("logsigmoid")],
+    "mish": [_fprime("mish"), lambda s, dd, a, b: _sig(s)],
+    "pow": [lambda s, dd, a, b: a * dd, lambda s, dd, a, b: s ** (b - 1), lambda s, dd, a, b: b * s ** (b - 1)],
+    "soft_relu": [_fprime("soft_relu")],
+    "swish": [_fprime("swish"), lambda s, dd, a, b: _sig(a * s)],
+    "tanh": [_fprime("tanh")],
+}
+assert {row_name(a) for a in INTERMEDIATES} == {k for k in DOMAIN if k.startswith("ELTWISE_")}, "see accuracy.DOMAIN"
+
+
+def unchecked(alg: str, s: np.ndarray, dd: np.ndarray, a: float, b: float, compute: np.dtype) -> np.ndarray:
+    """Elements outside the row's stated domain (descriptors/accuracy.py): an intermediate of
+    ``INTERMEDIATES`` (float64) finite and nonzero but beyond ``compute``'s normal range, or an
+    infinite dd where |f'(s)| <= atol (f'(s) may then come out 0, and dd * 0 is NaN)."""
+    shape = np.broadcast_shapes(s.shape, dd.shape)
+    with np.errstate(all="ignore"):
+        values = [np.broadcast_to(f(s, dd, a, b), shape) for f in INTERMEDIATES.get(alg, [])]
+        out = outside_normal(values, compute) if values else np.zeros(shape, bool)
+        atol = ACCURACY.get(row_name(alg), (0.0, 0.0))[1]
+        if atol:
+            out |= np.isinf(dd) & ~(np.abs(_fprime(alg)(s, dd, a, b)) > atol)
+    return out
+
+
 def _make(alg: str) -> Callable[..., Expected]:
     formula = FORMULAS[alg]
+    atol = ACCURACY.get(row_name(alg), (0.0, 0.0))[1]
 
     def ref(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
         s, dd = f64(inputs[0]), f64(inputs[1])
         a, b = float(np.float32(params["alpha"])), float(np.float32(params["beta"]))
+        compute = compute_type(out_dtype)
         with np.errstate(all="ignore"):
-            return float_result(formula(s, dd, a, b))
+            values = formula(s, dd, a, b)
+            return Expected(
+                np.asarray(values, dtype=np.float64),
+                False,
+                atol=np.nan_to_num(atol * np.abs(np.broadcast_to(dd, np.shape(values))), nan=0.0, posinf=np.inf),
+                unchecked=unchecked(alg, s, dd, a, b, compute),
+            )
 
     return ref
 

@@ -12,12 +12,13 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, read_tensor, to_backend, to_host
+from helpers import assert_expected, buffer_for, read_tensor, to_backend, to_host
 from reference_activation import PARAMS, REFERENCES, TOLERANCE
 from test_nary_generated import param_values
 
@@ -122,3 +123,50 @@ def test_dense_grid_within_stated_bound(
     print(f"{name} {params}: max {worst:.3f} ulp at x={GRID[i]!r} (got {got[i]!r}, float64 {ref[i]!r}); stated {bound}")
     record_property("max_ulp", worst)
     assert worst <= bound, f"{name} {params}: {worst:.3f} ulps at x={GRID[i]!r} > stated {bound}"
+
+
+# ---------------------------------------------------------------------------------------------
+# CELU: the README defines it as x if x >= 0 else alpha * expm1(x / alpha); that is DirectML's
+# max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) for every finite nonzero alpha (in float64).
+
+CELU_ALPHAS = [1.0, 0.5, 1.3, -1.5, -0.25, 1e-3, -1e-3, 1e3, -1e3, 2.0**-126, 1e-40, 3e38, -3e38]
+
+
+@pytest.mark.parametrize("alpha", CELU_ALPHAS)
+def test_celu_reference_is_directml_form_for_finite_nonzero_alpha(alpha: float) -> None:
+    from reference_activation import celu_directml
+
+    x = np.concatenate([GRID[::97], np.float32([-1e30, -1e4, -104.0, -1e-30, -0.0, 0.0, 1e-40, 3e38, -3e38])])
+    alpha32 = float(np.float32(alpha))
+    assert alpha32 != 0 and math.isfinite(alpha32)
+    ref = REFERENCES["ACTIVATION_CELU"]([x], np.dtype(np.float32), {"alpha": alpha}, None).values
+    directml = celu_directml(x.astype(np.float64), alpha32)
+    both = np.isfinite(ref) & np.isfinite(directml)
+    assert np.array_equal(np.isnan(ref), np.isnan(directml)) and np.array_equal(np.isinf(ref), np.isinf(directml))
+    np.testing.assert_allclose(ref[both], directml[both], rtol=1e-13, atol=1e-300)
+
+
+# ---------------------------------------------------------------------------------------------
+# SOFTPLUS and PARAMETRIC_SOFTPLUS never overflow on a finite result (README, activation limits):
+# also where steepness * x (beta * x) is beyond float32's range.
+
+
+@pytest.mark.parametrize("steepness", [3.4e38, -3.4e38, 1e30, 65504.0])
+def test_softplus_steepness_times_x_beyond_float32(steepness: float, device: gpuops.Device, xp: Any) -> None:
+    x = np.float32([2.125, -2.125, 1e10, -1e10, 3e38, -3e38, 0.5])
+    got = run_f32(device, xp, "ACTIVATION_SOFTPLUS", x, {"steepness": steepness})
+    expected = REFERENCES["ACTIVATION_SOFTPLUS"]([x], np.dtype(np.float32), {"steepness": steepness}, None)
+    assert np.isfinite(expected.values).all() and not expected.unchecked.any()
+    assert_expected(got, expected, F32, TOLERANCE["ACTIVATION_SOFTPLUS"][0], "SOFTPLUS")
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(0.25, 3.4e38), (-0.5, 3.4e38), (0.0, 3.4e38), (1e-30, 1e30)])
+def test_parametric_softplus_beta_times_x_beyond_float32(
+    alpha: float, beta: float, device: gpuops.Device, xp: Any
+) -> None:
+    x = np.float32([1.125, -1.125, 2.0, 1e10, -1e10])
+    params = {"alpha": alpha, "beta": beta}
+    got = run_f32(device, xp, "ACTIVATION_PARAMETRIC_SOFTPLUS", x, params)
+    expected = REFERENCES["ACTIVATION_PARAMETRIC_SOFTPLUS"]([x], np.dtype(np.float32), params, None)
+    assert np.isfinite(expected.values).all() and not expected.unchecked.any()
+    assert_expected(got, expected, F32, TOLERANCE["ACTIVATION_PARAMETRIC_SOFTPLUS"][0], "PARAMETRIC_SOFTPLUS")

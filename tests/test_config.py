@@ -98,6 +98,7 @@ def test_a_bad_value_fails_import_gpuops(name: str, value: str) -> None:
 def test_valid_values_are_read_at_import() -> None:
     code = "import json, gpuops; s = gpuops.config.settings(); print(json.dumps(vars(s), default=str))"
     env = {"GPUOPS_NUM_THREADS": "3", "GPUOPS_NUMBA": "0", "GPUOPS_CUPY_FAST": "0", "GPUOPS_DUMP_SOURCE": "1"}
+    env["GPUOPS_EMULATOR_SANITIZE"] = "1"
     done = _python(code, GPUOPS_CACHE_DIR="~/somewhere", **env)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
@@ -107,6 +108,7 @@ def test_valid_values_are_read_at_import() -> None:
         "cupy_fast": False,
         "dump_source": True,
         "cache_dir": os.path.expanduser("~/somewhere"),
+        "emulator_sanitize": True,
     }
 
 

@@ -344,6 +344,16 @@ EDGE_CASES: list[tuple[str, tuple[str, ...], list, list, list, bool]] = [
     ("MEAN", F_ALL, [1, "inf", "inf", "-0", 3], [2, "-inf", 1, "-0", -3], [1.5, "nan", "inf", "-0", 0], True),
     # float16 arithmetic happens in float32: max + max does not overflow before the halving.
     ("MEAN", ("FLOAT16",), ["max", "-max"], ["max", "-max"], ["max", "-max"], True),
+    # README, MEAN: the sum is rounded in the compute type, float32 (bfloat16's too) or float64: it overflows.
+    ("MEAN", ("FLOAT32", "BFLOAT16"), ["max", "-max", "-max"], ["max", "-max", -1e38], ["inf", "-inf", "-inf"], True),
+    (
+        "MEAN",
+        ("FLOAT64",),
+        ["max", "-max", "-max"],
+        ["max", "-max", -1e38],
+        ["inf", "-inf", -float(np.finfo(np.float64).max) / 2],
+        True,
+    ),
     (
         "POW",
         F_ALL,
@@ -433,6 +443,16 @@ EDGE_CASES: list[tuple[str, tuple[str, ...], list, list, list, bool]] = [
     ("MODULUS_FLOOR", UNSIGNED, [7, "max", 5], [2, 0, 0], [1, 0, 0], True),
     ("FLOOR_DIVIDE", SIGNED, [-7, 7, 5, "min", 7, -1], [2, -2, 0, -1, 2, 3], [-4, -4, 0, "min", 3, -1], True),
     ("FLOOR_DIVIDE", UNSIGNED, [7, "max", 0], [2, 0, 0], [3, 0, 0], True),
+    # README, float floor division: as Python's //, non-finite operands included (inf // 2 is NaN,
+    # -5 // inf is -1, a zero quotient takes the sign of a / b).
+    (
+        "FLOOR_DIVIDE",
+        F_ALL,
+        ["inf", -5, 5, "-0", 0, "-inf", 3, -3, "nan"],
+        [2, "inf", "-inf", "inf", "-inf", "inf", "inf", "-inf", "inf"],
+        ["nan", -1, -1, "-0", "-0", "nan", 0, 0, "nan"],
+        True,
+    ),
     (
         "MEAN",
         ("INT32",),
@@ -780,3 +800,16 @@ def test_float_floor_ops_follow_python(device, xp, op_name: str, py) -> None:  #
             assert math.isnan(g), (op_name, x, y, g)
         else:
             assert g == want and math.copysign(1, g) == math.copysign(1, want), (op_name, x, y, g, want)
+
+
+def test_float_floor_divide_reference_follows_python() -> None:
+    """The reference the generated and fuzz tests use agrees with Python's // on the same edges."""
+    a = np.array([p[0] for p in _PY_EDGES])
+    b = np.array([p[1] for p in _PY_EDGES])
+    got = REFERENCES["ELEMENT_WISE_FLOOR_DIVIDE"](a, b, np.dtype(np.float64)).values
+    for (x, y), g in zip(_PY_EDGES, got.tolist(), strict=True):
+        want = _python_floordiv(x, y)
+        if math.isnan(want):
+            assert math.isnan(g), (x, y, g)
+        else:
+            assert g == want and math.copysign(1, g) == math.copysign(1, want), (x, y, g, want)

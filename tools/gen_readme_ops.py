@@ -18,6 +18,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from descriptors import ROWS, DataType  # noqa: E402
+from descriptors.accuracy import DOMAIN, gradient_scaled  # noqa: E402
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 README = ROOT / "README.md"
@@ -47,7 +48,9 @@ def _accuracy(row: object) -> str:
         return "exact or 0.5 ulp"
     ulps, atol = acc
     text = "exact" if ulps == 0 and atol == 0 else f"{ulps:g} ulp"
-    return text + (f" + {atol:g} absolute" if atol else "")
+    per = "·\\|dd\\|" if gradient_scaled(row.name) else ""  # type: ignore[attr-defined]
+    domain = DOMAIN.get(row.name)  # type: ignore[attr-defined]
+    return text + (f" + {atol:g}{per} absolute" if atol else "") + (f"; domain: {domain}" if domain else "")
 
 
 # Reduction.error kinds (descriptors/schema.py), as the README states them; u is the unit
