@@ -1,0 +1,414 @@
+"""Compile CUDA translation units as host C++ and launch their kernels on an emulated grid.
+
+Every translation unit (exactly the text NVRTC would get) is compiled by the host C++ compiler with
+``cuda_host.h`` force-included and ``include/`` (host versions of ``cuda_fp16.h``/``cuda_bf16.h``) ahead of
+CuPy's headers. Each distinct unit becomes its own shared object, with hidden visibility and only gpuops'
+exported wrappers visible (``gpuops_<hash>_<i>_launch``, ``..._sizes``, ...): two units may then define the
+same ``extern "C"`` kernel or the same inline helper differently without one replacing the other. The units
+of a batch compile in parallel (one compiler process per unit, as many at once as there are CPUs) and are
+cached on disk under ``<cache_dir>/emulator``, keyed by a hash of the unit, the kernel names, gpuops'
+headers, the compiler's identity and the flags; a finished object is published by an atomic rename, and a
+per-key file lock keeps two processes from compiling the same unit at once.
+
+A kernel that crashes (a SIGFPE from an unguarded integer division, a SIGSEGV from a wild index, an
+AddressSanitizer report) takes the process down with it, as a GPU fault would the CUDA context: run
+suspicious launches in a subprocess (the tests do). A sanitized build (``sanitize=True``) only loads into a
+process started with the sanitizer runtime preloaded: see ``sanitizer_environment()``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import hashlib
+import logging
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import config
+
+__all__ = [
+    "CompileError",
+    "CompilerUnavailable",
+    "HostKernel",
+    "KernelSource",
+    "build",
+    "compiler",
+    "sanitizer_environment",
+]
+
+log = logging.getLogger("gpuops")
+
+HERE = Path(__file__).resolve().parent
+HOST_HEADER = HERE / "cuda_host.h"
+LAUNCH_HEADER = HERE / "gpuops_launch.h"
+INCLUDE_DIR = HERE / "include"
+
+BASE_FLAGS = (
+    "-std=c++17", "-O1", "-fno-fast-math", "-ffp-contract=off", "-fPIC", "-shared", "-fvisibility=hidden",
+    "-fno-strict-aliasing", "-w",
+)  # fmt: skip
+# -fwrapv: signed overflow wraps, as the GPU's integer units do (a sanitized build reports it instead).
+PLAIN_FLAGS = ("-fwrapv",)
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined,float-cast-overflow",  # float-cast-overflow: x86 and the GPU disagree there
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+    "-g",
+)
+# Sources that need cooperative fibers: a barrier (or anything built on one) in the text.
+_BARRIER = re.compile(r"__syncthreads|__syncwarp")
+
+
+class CompilerUnavailable(RuntimeError):
+    """No usable host C++ compiler: the message says which were tried and why each failed."""
+
+
+class CompileError(RuntimeError):
+    """The host compiler rejected a translation unit: the message names its kernels and holds the compiler log."""
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """A full CUDA translation unit, exactly as NVRTC would get it, and the ``extern "C"`` kernel to expose."""
+
+    code: str
+    name: str
+
+
+_compiler_lock = threading.Lock()
+_compiler: tuple[str, str] | None = None  # (command, identity: its --version text)
+
+
+def _probe(cmd: str) -> tuple[str | None, str]:
+    exe = shutil.which(cmd)
+    if exe is None:
+        return None, "not found on PATH"
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"does not run ({exc})"
+    if out.returncode != 0:
+        return None, f"'{cmd} --version' exited with {out.returncode}"
+    return exe, out.stdout.strip()
+
+
+def _compiler_identity() -> tuple[str, str]:
+    global _compiler
+    with _compiler_lock:
+        if _compiler is not None:
+            return _compiler
+        env = os.environ.get("CXX", "").strip()
+        candidates = [env] if env else ["g++", "clang++"]
+        failures = []
+        for cmd in candidates:
+            exe, info = _probe(cmd)
+            if exe is not None:
+                _compiler = (exe, info)
+                return _compiler
+            failures.append(f"{cmd}: {info}")
+        where = "CXX is set, so only it was tried" if env else "tried g++ and clang++ (set CXX to choose one)"
+        raise CompilerUnavailable(f"no usable C++ compiler for the CUDA emulator ({where}): " + "; ".join(failures))
+
+
+def compiler() -> str:
+    """The C++ compiler command (``CXX`` where set, else ``g++`` or ``clang++``), or ``CompilerUnavailable``."""
+    return _compiler_identity()[0]
+
+
+def _include_dirs() -> list[str]:
+    from ..nvrtc import NvrtcUnavailable, include_dirs
+
+    try:
+        dirs = include_dirs()
+    except NvrtcUnavailable as exc:
+        raise CompilerUnavailable(f"the CUDA emulator needs CuPy's headers: {exc}") from None
+    # CuPy's headers only: with the CUDA runtime's headers visible, CCCL would take the CUDA toolkit path.
+    # include/ stands in for cuda_fp16.h and cuda_bf16.h.
+    return [str(INCLUDE_DIR), *(d for d in dirs if not (Path(d) / "cuda_runtime_api.h").exists())]
+
+
+def _sanitize_default() -> bool:
+    return bool(getattr(config.settings(), "emulator_sanitize", False))
+
+
+def sanitizer_environment() -> dict[str, str]:
+    """Environment entries a subprocess needs to load sanitized builds (the ASan runtime preloaded)."""
+    exe = compiler()
+    out = subprocess.run([exe, "-print-file-name=libasan.so"], capture_output=True, text=True, timeout=30)
+    lib = out.stdout.strip()
+    if out.returncode != 0 or not os.path.isabs(lib) or not os.path.exists(lib):
+        raise CompilerUnavailable(f"{exe} has no AddressSanitizer runtime (libasan.so not found)")
+    ubsan = subprocess.run([exe, "-print-file-name=libubsan.so"], capture_output=True, text=True, timeout=30)
+    libs = [lib]
+    if os.path.isabs(ubsan.stdout.strip()) and os.path.exists(ubsan.stdout.strip()):
+        libs.append(ubsan.stdout.strip())
+    return {"LD_PRELOAD": " ".join(libs), "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:verify_asan_link_order=0"}
+
+
+# ---------------------------------------------------------------------------------------------- cache folder
+
+_warned: set[tuple[str, str]] = set()
+_warned_lock = threading.Lock()
+_private_tmp: Path | None = None
+
+
+def _warn_once(folder: Path, why: str) -> None:
+    with _warned_lock:
+        if (str(folder), why) in _warned:
+            return
+        _warned.add((str(folder), why))
+    log.warning(
+        "gpuops: not caching emulator kernels in %s: %s; building them in a private temporary folder", folder, why
+    )
+
+
+def _refusal(path: Path) -> str | None:
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    else:
+        os.chmod(path, 0o700)
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link (a cache folder must be a real directory)"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and st.st_uid != geteuid():
+        return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
+    if st.st_mode & 0o077:
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, group or others have access (chmod 700 it)"
+    if not st.st_mode & stat.S_IWUSR:
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, this user cannot write it"
+    return None
+
+
+def _temp_folder() -> Path:
+    global _private_tmp
+    with _warned_lock:
+        if _private_tmp is None or not _private_tmp.is_dir():  # (someone may have cleaned /tmp)
+            _private_tmp = Path(tempfile.mkdtemp(prefix="gpuops-emulator-"))  # mode 0700
+            atexit.register(shutil.rmtree, _private_tmp, True)  # loaded objects stay mapped until exit
+        return _private_tmp
+
+
+def cache_folder() -> Path:
+    """``<cache_dir>/emulator`` where it is private, else a private temporary folder (after one warning)."""
+    root = config.settings().cache_dir
+    if root is None:
+        return _temp_folder()
+    folder = root / "emulator"
+    try:
+        for path in (root, folder):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            why = _refusal(path)
+            if why is not None:
+                _warn_once(path, why)
+                return _temp_folder()
+    except OSError as exc:
+        _warn_once(root, f"it cannot be used ({exc})")
+        return _temp_folder()
+    return folder
+
+
+# ---------------------------------------------------------------------------------------------- sources
+
+
+def _enclosing_namespaces(code: str, name: str) -> str:
+    """The ``ns::`` qualification of the definition of kernel ``name`` (``batch_reduction_source`` wraps
+    each kernel in a namespace); raise ValueError when the source defines no such ``__global__`` function."""
+    m = re.search(r"__global__\s+void\s+" + re.escape(name) + r"\s*\(", code)
+    if m is None:
+        raise ValueError(f"the source defines no __global__ void {name}(...)")
+    stack: list[str | None] = []
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", lambda t: " " * len(t.group()), code[: m.start()], flags=re.S)
+    pos = 0
+    for brace in re.finditer(r"[{}]", text):
+        if brace.group() == "{":
+            ns = re.search(r"namespace\s+(\w+)\s*$", text[pos : brace.start()])
+            stack.append(ns.group(1) if ns else None)
+        elif stack:
+            stack.pop()
+        pos = brace.end()
+    if any(s is None for s in stack):
+        raise ValueError(f"kernel {name} is not defined at namespace scope")
+    return "".join(f"{s}::" for s in stack)
+
+
+def _unit_text(code: str, names: Sequence[str], prefix: str) -> str:
+    fibers = "true" if _BARRIER.search(code) else "false"
+    parts = [code, f'\n#include "{LAUNCH_HEADER.name}"\n']
+    for i, name in enumerate(names):
+        qual = _enclosing_namespaces(code, name)
+        parts.append(f"GPUOPS_EXPORT_KERNEL({prefix}_{i}, ::{qual}{name}, {fibers})\n")
+    return "".join(parts)
+
+
+def _header_digest(include_dirs: Sequence[str]) -> str:
+    """gpuops' headers by content; CuPy's by name, size and modification time (an upgrade in place changes them)."""
+    h = hashlib.sha256()
+    for p in sorted([HOST_HEADER, LAUNCH_HEADER, *INCLUDE_DIR.iterdir()]):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    for d in include_dirs:
+        for p in sorted(Path(d, "cupy").glob("*")) if Path(d, "cupy").is_dir() else ():
+            st = p.stat()
+            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+
+
+class HostKernel:
+    """One kernel of a compiled unit: ``launch(grid, block, args)`` runs every block and thread."""
+
+    def __init__(self, lib: ctypes.CDLL, prefix: str, name: str, path: Path) -> None:
+        self.name = name
+        self.path = path
+        self._lib = lib
+        n = getattr(lib, f"{prefix}_nparams")
+        n.restype = ctypes.c_size_t
+        count = n()
+        for attr in ("sizes", "aligns"):
+            fn = getattr(lib, f"{prefix}_{attr}")
+            fn.restype = ctypes.POINTER(ctypes.c_size_t)
+            arr = fn()
+            setattr(self, f"param_{attr}", tuple(int(arr[i]) for i in range(count)))
+        self._launch = getattr(lib, f"{prefix}_launch")
+        self._launch.restype = None
+        self._launch.argtypes = [ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint), ctypes.c_void_p]
+
+    param_sizes: tuple[int, ...]
+    param_aligns: tuple[int, ...]
+
+    def __repr__(self) -> str:
+        return f"HostKernel({self.name!r}, param_sizes={self.param_sizes})"
+
+    def launch(
+        self, grid: tuple[int, int, int], block: tuple[int, int, int], args: Sequence[bytes], shared_mem: int = 0
+    ) -> None:
+        """Run the grid on this thread. ``args[i]`` holds the raw bytes of parameter ``i``. Dynamic shared
+        memory (``shared_mem``) is not emulated: a kernel declaring ``extern __shared__`` does not compile."""
+        dims = []
+        for what, v in (("grid", grid), ("block", block)):
+            t = tuple(v)
+            if len(t) != 3 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 or x >= 2**32 for x in t):
+                raise ValueError(f"kernel {self.name}: {what} must be three positive integers (got {v!r})")
+            dims.append((ctypes.c_uint * 3)(*t))
+        if block[0] * block[1] * block[2] > 1024:
+            raise ValueError(f"kernel {self.name}: block {tuple(block)} has more than 1024 threads")
+        if shared_mem:
+            raise ValueError(f"kernel {self.name}: dynamic shared memory is not emulated (shared_mem={shared_mem})")
+        if len(args) != len(self.param_sizes):
+            raise ValueError(f"kernel {self.name} takes {len(self.param_sizes)} parameters, got {len(args)} arguments")
+        buffers = []
+        for i, (a, size) in enumerate(zip(args, self.param_sizes, strict=True)):
+            raw = bytes(a)
+            if len(raw) != size:
+                raise ValueError(f"kernel {self.name}: parameter {i} takes {size} bytes, got {len(raw)}")
+            buffers.append(ctypes.create_string_buffer(raw, max(size, 1)))  # malloc: 16-byte aligned
+        ptrs = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
+        self._launch(dims[0], dims[1], ptrs)
+
+
+# ---------------------------------------------------------------------------------------------- building
+
+compile_count = 0  # compiler runs in this process (tests count cache hits with it)
+_count_lock = threading.Lock()
+_loaded: dict[Path, ctypes.CDLL] = {}
+_loaded_lock = threading.Lock()
+
+
+class _FileLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        import fcntl
+
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def _compile_unit(exe: str, flags: list[str], text: str, folder: Path, key: str, names: Sequence[str]) -> Path:
+    global compile_count
+    target = folder / f"{key}.so"
+    if target.exists():
+        return target
+    with _FileLock(folder / f"{key}.lock"):
+        if target.exists():  # another process finished it while this one waited
+            return target
+        with tempfile.TemporaryDirectory(prefix=f"{key[:16]}-", dir=folder) as tmp:
+            src = Path(tmp) / "unit.cpp"
+            src.write_text(text)
+            out = Path(tmp) / "unit.so"
+            cmd = [exe, *flags, "-o", str(out), str(src)]
+            with _count_lock:
+                compile_count += 1
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            if res.returncode != 0:
+                shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                raise CompileError(f"{exe} rejected the unit of kernel(s) {shown}:\n{res.stderr[-20000:]}")
+            os.chmod(out, 0o700)
+            os.replace(out, target)
+    with contextlib.suppress(OSError):  # waiters find the object published; a new lock file is harmless
+        os.unlink(folder / f"{key}.lock")
+    return target
+
+
+def build(sources: Sequence[KernelSource], *, sanitize: bool | None = None) -> list[HostKernel]:
+    """Compile the kernels (one shared object per distinct translation unit, in parallel, cached on disk) and
+    return one ``HostKernel`` per source, in order. ``sanitize=None`` follows ``GPUOPS_EMULATOR_SANITIZE``."""
+    if sanitize is None:
+        sanitize = _sanitize_default()
+    if sanitize and "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        raise RuntimeError(
+            "sanitized emulator kernels load only into a process started with the sanitizer runtime preloaded "
+            "(run it with the environment gpuops.emulator.build.sanitizer_environment() returns)"
+        )
+    exe, identity = _compiler_identity()
+    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else PLAIN_FLAGS), "-include", str(HOST_HEADER)]
+    includes = _include_dirs()
+    flags += [f"-I{d}" for d in [str(HERE), *includes]]
+    units: dict[str, list[str]] = {}
+    for s in sources:
+        names = units.setdefault(s.code, [])
+        if s.name not in names:
+            names.append(s.name)
+    salt = hashlib.sha256("\0".join([_header_digest(includes), identity, exe, " ".join(flags)]).encode()).hexdigest()
+    folder = cache_folder()
+    jobs = []
+    for code, names in units.items():
+        key = hashlib.sha256((salt + "\0" + "\0".join(names) + "\0" + code).encode()).hexdigest()[:40]
+        prefix = f"gpuops_{key[:24]}"
+        jobs.append((code, names, key, prefix, _unit_text(code, names, prefix)))
+    workers = max(1, min(len(jobs), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2))
+    with ThreadPoolExecutor(workers) as pool:
+        paths = list(pool.map(lambda j: _compile_unit(exe, flags, j[4], folder, j[2], j[1]), jobs))
+    kernels: dict[tuple[str, str], HostKernel] = {}
+    for (code, names, _key, prefix, _text), path in zip(jobs, paths, strict=True):
+        with _loaded_lock:
+            lib = _loaded.get(path)
+            if lib is None:
+                lib = _loaded[path] = ctypes.CDLL(str(path))
+        for i, name in enumerate(names):
+            kernels[(code, name)] = HostKernel(lib, f"{prefix}_{i}", name, path)
+    return [kernels[(s.code, s.name)] for s in sources]
