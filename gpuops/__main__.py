@@ -2,7 +2,7 @@
 
     python -m gpuops caps [--op NAME] [--feature-level 5_1] [--json] [--no-extensions]
     python -m gpuops info [--json]
-    python -m gpuops demo [--backend auto|numpy|cupy]
+    python -m gpuops demo [--backend auto|numpy|cupy|emulator]
 
 Exit codes: 0 success, 1 a demo check failed, 2 bad usage (unknown operator, feature
 level or backend).
@@ -243,7 +243,20 @@ def info_report() -> dict[str, Any]:
     except Exception as exc:
         report["nvrtc"] = None
         report["nvrtc_unavailable"] = f"{type(exc).__name__}: {exc}"
+    report["emulator"] = emulator_report()
     return report
+
+
+def emulator_report() -> dict[str, Any]:
+    """Whether ``Device("emulator")`` is usable (a C++ compiler and CuPy's generators), and why not."""
+    try:
+        from gpuops.emulator.build import compiler
+        from gpuops.emulator.runtime import unavailable_reason
+
+        reason = unavailable_reason()
+        return {"usable": reason is None, "reason": reason, "compiler": None if reason else compiler()}
+    except Exception as exc:
+        return {"usable": False, "reason": f"{type(exc).__name__}: {exc}", "compiler": None}
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -285,6 +298,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines.append(("backend (auto)", f"{backend['auto']} at feature level {backend['feature_level']}"))
     nvrtc = report["nvrtc"] or f"unavailable ({report.get('nvrtc_unavailable')})"
     lines.append(("NVRTC", nvrtc))
+    emu = report["emulator"]
+    lines.append(("emulator", f"usable ({emu['compiler']})" if emu["usable"] else f"not usable: {emu['reason']}"))
     settings = report["settings"].items()
     shown = (f"{k}={'auto' if v is None else int(v) if isinstance(v, bool) else v}" for k, v in settings)
     lines.append(("settings", ", ".join(shown) + " (read at import)"))
@@ -557,7 +572,9 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=cmd_info)
 
     demo = sub.add_parser("demo", help="run the seeds' examples (descriptors and front-ends) and check them")
-    demo.add_argument("--backend", choices=("auto", "numpy", "cupy"), default="auto", help="default: auto")
+    demo.add_argument(
+        "--backend", choices=("auto", "numpy", "cupy", "emulator"), default="auto", help="default: auto"
+    )
     demo.set_defaults(func=cmd_demo)
     return parser
 

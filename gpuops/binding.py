@@ -97,9 +97,10 @@ class BindingPlan:
         # NumPy sets OWNDATA only on memory it allocated itself, so two distinct arrays that
         # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
         # made over another's memory pointer also has: there, always ask may_overlap.
-        self._owndata_disjoint = backend == "numpy"
+        host = backend in ("numpy", "emulator")  # both bind NumPy arrays
+        self._owndata_disjoint = host
         # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
-        self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if backend == "numpy" else {array_type})
+        self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if host else {array_type})
 
     def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
         if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):

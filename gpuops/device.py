@@ -29,6 +29,7 @@ from descriptors.float_range import show_number
 from descriptors.schema import FieldKind, OpRow
 
 from . import config, kernels
+from .backends.array_module import GPU_BACKENDS, array_module
 from .binding import BindingPlan
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec
 from .codegen_numba import loop_spec
@@ -39,9 +40,10 @@ from .reduce_plan import plan_two_pass
 
 __all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
 
-#: The highest level both backends implement: every operator of the table, every tier.
+#: The highest level every backend implements: every operator of the table, every tier.
 BACKEND_FEATURE_LEVEL = FeatureLevel.FL_6_4
-BACKENDS = ("numpy", "cupy")
+#: ``"emulator"``: the CuPy backend's code path with kernels compiled by the host C++ compiler (gpuops.emulator).
+BACKENDS = ("numpy", "cupy", "emulator")
 
 
 def _cupy_usable() -> bool:
@@ -50,10 +52,26 @@ def _cupy_usable() -> bool:
     return is_usable()
 
 
-class Device:
-    """A device on the ``"numpy"`` or ``"cupy"`` backend at one DirectML feature level.
+def _emulator_unusable() -> str | None:
+    from .emulator.runtime import unavailable_reason
 
-    ``backend="auto"`` picks ``"cupy"`` when a CUDA device is usable, else ``"numpy"``.
+    return unavailable_reason()
+
+
+def _unwrap_emulator_arrays(bufs: Any) -> Any:
+    """Emulator arrays bound to an ``"emulator"`` device, as the NumPy views of their memory (lists stay lists)."""
+    from .emulator.memory import ndarray
+
+    if isinstance(bufs, (list, tuple)) and any(type(b) is ndarray for b in bufs):
+        return type(bufs)(b._arr if type(b) is ndarray else b for b in bufs)
+    return bufs
+
+
+class Device:
+    """A device on the ``"numpy"``, ``"cupy"`` or ``"emulator"`` backend at one DirectML feature level.
+
+    ``backend="auto"`` picks ``"cupy"`` when a CUDA device is usable, else ``"numpy"``. ``"emulator"``
+    runs the CuPy backend's own code path and kernels on the CPU (``gpuops.emulator``) over NumPy buffers.
     ``min_feature_level`` works like ``DMLCreateDevice1``'s (``UnsupportedError`` when the
     backend cannot provide it); ``max_feature_level`` caps the device, to check an
     application against an older DirectML. ``extensions=False`` holds the device to
@@ -69,17 +87,25 @@ class Device:
         extensions: bool = True,
     ) -> None:
         if not isinstance(backend, str):
-            raise TypeError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {type(backend).__name__})")
+            raise TypeError(
+                f"Device: backend must be 'auto', 'numpy', 'cupy' or 'emulator' (got {type(backend).__name__})"
+            )
         if not isinstance(extensions, bool):
             raise TypeError(f"Device: extensions must be True or False (got {extensions!r})")
         if backend == "auto":
             backend = "cupy" if _cupy_usable() else "numpy"
         if backend not in BACKENDS:
-            raise DescriptorError(f"Device: backend must be 'auto', 'numpy' or 'cupy' (got {backend!r})", "backend")
+            raise DescriptorError(
+                f"Device: backend must be 'auto', 'numpy', 'cupy' or 'emulator' (got {backend!r})", "backend"
+            )
         if backend == "cupy" and not _cupy_usable():
             raise UnsupportedError(
                 "Device: backend 'cupy' needs CuPy and a usable CUDA device (pip install -e .[cuda12] or .[cuda13])"
             )
+        if backend == "emulator":
+            why = _emulator_unusable()
+            if why is not None:
+                raise UnsupportedError(f"Device: backend 'emulator' is not usable here: {why}")
         level = BACKEND_FEATURE_LEVEL
         if max_feature_level is not None:
             level = min(level, FeatureLevel.parse(max_feature_level, "Device: max_feature_level"))
@@ -93,18 +119,29 @@ class Device:
         self.backend: str = backend
         self.feature_level: FeatureLevel = level
         self.extensions = extensions
-        if backend == "cupy":
+        from .backends import numpy_backend
+
+        if backend in GPU_BACKENDS:
             from .backends import cupy_backend as impl
         else:
-            from .backends import numpy_backend as impl  # type: ignore[no-redef]
+            impl = numpy_backend  # type: ignore[assignment]
         self._impl = impl
+        # The array/kernel module of the GPU code path: cupy, or the emulator's stand-in for it.
+        self._xp = array_module(backend) if backend in GPU_BACKENDS else None
         import numpy
 
+        # What execute() binds: CuPy arrays on "cupy"; NumPy arrays on "numpy" and "emulator" (which also
+        # takes its own arrays, bound through the NumPy views of their memory).
         self._array_type: type = numpy.ndarray
+        self._pointer, self._may_overlap = numpy_backend.pointer, numpy_backend.may_overlap
         if backend == "cupy":
-            import cupy
+            self._array_type = self._xp.ndarray  # type: ignore[union-attr]
+            self._pointer, self._may_overlap = impl.pointer, impl.may_overlap
 
-            self._array_type = cupy.ndarray
+    def _view_maker(self, tensor: TensorDesc, flat: bool) -> Any:
+        if self._xp is None:
+            return self._impl.view_maker(tensor, flat)
+        return self._impl.view_maker(tensor, flat, xp=self._xp)
 
     def __repr__(self) -> str:
         return f"Device(backend={self.backend!r}, feature_level={self.feature_level.name})"
@@ -257,14 +294,18 @@ class CompiledOperator:
             self._init_reduction(desc, device)
         else:
             self._init_elementwise(desc, device, flat)
-        self._binding = BindingPlan(desc, self.row, device._array_type, impl.pointer, impl.may_overlap, device.backend)
+        self._binding = BindingPlan(
+            desc, self.row, device._array_type, device._pointer, device._may_overlap, device.backend
+        )
         # (position in the inputs list, view maker) for each present input; then the output's.
         self._in_views = tuple(
-            (k, impl.view_maker(getattr(desc, f.name), flat))
+            (k, device._view_maker(getattr(desc, f.name), flat))
             for k, f in enumerate(self.row.input_fields)
             if getattr(desc, f.name) is not None
         )
-        self._out_view = impl.view_maker(getattr(desc, self.row.output_fields[0].name), flat)
+        self._out_view = device._view_maker(getattr(desc, self.row.output_fields[0].name), flat)
+        # "emulator": bound NumPy buffers enter the CuPy code path as emulator arrays over the same memory.
+        self._emulated = device.backend == "emulator"
 
     def _init_elementwise(self, desc: OperatorDesc, device: Device, flat: bool) -> None:
         """``flat``: every tensor is packed, with one shape."""
@@ -283,15 +324,16 @@ class CompiledOperator:
             fused.name if fused is not None else None,
         )
         impl = device._impl
-        if device.backend == "cupy":
-            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec), lambda: spec.source)
+        if device.backend in GPU_BACKENDS:
+            xp = device._xp
+            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec, xp), lambda: spec.source)
             # gpuops' flat/rows RawKernels unless GPUOPS_CUPY_FAST=0 (config.override(cupy_fast=False)).
             self._fast_plan = self._plan_fast(desc) if config.settings().cupy_fast else None
             if self._fast_plan is not None:
                 from .backends.cupy_fast import CupyFastKernel
 
                 kind = self._fast_plan.kind
-                self._fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind))
+                self._fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind, xp=xp))
                 self._fast_prepared = self._fast.prepare(self.scalars)
         else:
             from .backends import numba_loops
@@ -352,9 +394,12 @@ class CompiledOperator:
         self._count = math.prod(inp.sizes[a] for a in self._axes)
         key = (device.backend, row.name, variant, tuple(sorted((k, v.value) for k, v in self.dtypes.items())))
         impl = device._impl
-        if device.backend == "cupy":
+        if device.backend in GPU_BACKENDS:
             passes = two_pass_specs(row, self.dtypes, variant)
-            self._kernel = kernels.get_or_build(key, lambda: impl.CupyReduceKernel(spec, passes), lambda: spec.source)
+            xp = device._xp
+            self._kernel = kernels.get_or_build(
+                key, lambda: impl.CupyReduceKernel(spec, passes, xp), lambda: spec.source
+            )
             self._two_pass = plan_two_pass(inp.sizes, inp.element_strides, self._axes)
         else:
             self._kernel = kernels.get_or_build(
@@ -373,9 +418,9 @@ class CompiledOperator:
     @property
     def launch_path(self) -> str:
         """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
-        ``gpuops.backends.numba_loops``); on CuPy ``"flat"`` or ``"rows"`` (gpuops' own
-        kernels, ``gpuops.launch_plan``), ``"elementwise"`` (CuPy's ``ElementwiseKernel``),
-        ``"reduction"`` or ``"two-pass reduction"``."""
+        ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
+        (gpuops' own kernels, ``gpuops.launch_plan``), ``"elementwise"`` (CuPy's
+        ``ElementwiseKernel``), ``"reduction"`` or ``"two-pass reduction"``."""
         if self.device.backend == "numpy":
             return "numba" if self._loop else "numpy"
         if self._reduction:
@@ -389,7 +434,14 @@ class CompiledOperator:
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
+        if self._emulated:
+            inputs, outputs = _unwrap_emulator_arrays(inputs), _unwrap_emulator_arrays(outputs)
         inputs, outputs, aliased = self._binding.check(inputs, outputs)
+        if self._emulated:
+            from .emulator.memory import from_numpy
+
+            inputs = [None if b is None else from_numpy(b) for b in inputs]
+            outputs = [from_numpy(b) for b in outputs]
         if self._fast_plan is not None:  # gpuops' flat/rows RawKernel: it takes the bound buffers as they are
             ins = [inputs[k] for k, _ in self._in_views]
             self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)

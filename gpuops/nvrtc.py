@@ -18,7 +18,7 @@ from descriptors.cuda_helpers import helper_source
 from .codegen import _HEADERS, KernelSpec
 from .codegen_reduce import ReductionSpec
 
-__all__ = ["NvrtcUnavailable", "compile_specs", "include_dirs", "nvrtc_version"]
+__all__ = ["NvrtcUnavailable", "compile_specs", "cupy_include_dirs", "include_dirs", "nvrtc_version"]
 
 ARCH = "compute_90"
 
@@ -34,13 +34,18 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def include_dirs() -> list[str]:
-    """CuPy's headers and the CUDA runtime headers (cuda_fp16.h, cuda_bf16.h)."""
+def cupy_include_dirs() -> list[str]:
+    """CuPy's own headers: ``_core/include`` and its bundled CCCL (no CUDA toolkit headers)."""
     cupy_dir = _package_dir("cupy")
     if cupy_dir is None:
         raise NvrtcUnavailable("cupy is not installed (pip install -e .[nvrtc])")
     inc = cupy_dir / "_core" / "include"
-    dirs = [str(inc)] + [str(inc / "cupy" / "_cccl" / d) for d in ("libcudacxx", "thrust", "cub")]
+    return [str(inc)] + [str(inc / "cupy" / "_cccl" / d) for d in ("libcudacxx", "thrust", "cub")]
+
+
+def include_dirs() -> list[str]:
+    """CuPy's headers and the CUDA runtime headers (cuda_fp16.h, cuda_bf16.h)."""
+    dirs = cupy_include_dirs()
     candidates = []
     nvidia = _package_dir("nvidia")
     if nvidia is not None:

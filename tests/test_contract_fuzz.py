@@ -1077,7 +1077,7 @@ def make_binding(rec: Recipe, desc: Any, xp: Any, rng: np.random.Generator, tmp:
     for what, _, b in rec.binding:
         if what == "tuple_container":
             inputs, outputs = tuple(inputs), tuple(outputs)
-        elif what == "wrong_count" and "wrong count" not in must_fail:
+        elif what == "wrong_count" and not {"wrong count", "inputs not a list"} & set(must_fail):
             if b % 3 == 0:
                 inputs = [*inputs, inputs[0] if inputs else None]
             elif b % 3 == 1 and inputs:

@@ -11,6 +11,7 @@ thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 from descriptors import TensorDesc
@@ -18,10 +19,9 @@ from descriptors import TensorDesc
 from ..codegen import KernelSpec
 from ..codegen_reduce import ReductionSpec
 from ..reduce_plan import Layout, TwoPassPlan
+from .array_module import array_module
 
 __all__ = ["CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
-
-
 
 def is_usable() -> bool:
     try:
@@ -42,13 +42,13 @@ def may_overlap(a: Any, b: Any) -> bool:
     return bool(lo_a < lo_b + b.nbytes and lo_b < lo_a + a.nbytes)
 
 
-def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[Any], Any]:
+def view_maker(tensor: TensorDesc, flat: bool = False, xp: ModuleType | None = None) -> Callable[[Any], Any]:
     """A function giving the tensor's view of a bound buffer (sizes and element strides).
 
-    ``flat=True``: the first ``element_count`` elements, 1-D (all tensors packed alike).
+    ``flat=True``: the first ``element_count`` elements, 1-D (all tensors packed alike). ``xp``: the
+    array module (``cupy``, the default, or the emulator's; see ``array_module``).
     """
-    import cupy
-
+    cupy = xp if xp is not None else array_module("cupy")
     sizes = tensor.sizes
     if flat:
         count = tensor.element_count
@@ -61,11 +61,10 @@ def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[Any], Any]:
 
 
 class CupyKernel:
-    """A built ``cupy.ElementwiseKernel`` for one spec."""
+    """A built ``xp.ElementwiseKernel`` for one spec (``xp``: ``cupy`` unless given)."""
 
-    def __init__(self, spec: KernelSpec) -> None:
-        import cupy
-
+    def __init__(self, spec: KernelSpec, xp: ModuleType | None = None) -> None:
+        cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
         self.kernel = cupy.ElementwiseKernel(
             spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
@@ -79,11 +78,9 @@ class CupyKernel:
         self.kernel(*ins, *prepared, out)
 
 
-def _view(buf: Any, layout: Layout, itemsize: int) -> Any:
-    """A CuPy view of ``buf`` with a layout's sizes, element strides and element offset."""
-    import cupy
-
-    return cupy.ndarray(
+def _view(buf: Any, layout: Layout, itemsize: int, xp: ModuleType) -> Any:
+    """A view of ``buf`` with a layout's sizes, element strides and element offset."""
+    return xp.ndarray(
         layout.sizes,
         dtype=buf.dtype,
         memptr=buf.data + layout.offset * itemsize,
@@ -99,8 +96,10 @@ class CupyReduceKernel:
     ``gpuops_n``, so CuPy runs its plain template, never the CUB path (see codegen_reduce).
     """
 
-    def __init__(self, spec: ReductionSpec, passes: tuple[ReductionSpec, ReductionSpec]) -> None:
-        import cupy
+    def __init__(
+        self, spec: ReductionSpec, passes: tuple[ReductionSpec, ReductionSpec], xp: ModuleType | None = None
+    ) -> None:
+        cupy = self.xp = xp if xp is not None else array_module("cupy")
 
         def build(s: ReductionSpec) -> Any:
             return cupy.ReductionKernel(
@@ -121,22 +120,23 @@ class CupyReduceKernel:
         self.partials = tuple(dt.numpy_dtype for _, dt in passes[0].outputs)
 
     def reduce(self, x: Any, out: Any, axes: tuple[int, ...], n: int, plan: TwoPassPlan | None) -> None:
-        import cupy
         import numpy
+
+        cupy = self.xp
 
         count = numpy.int64(n)
         if plan is None:
             self.one(x, count, out, axis=axes, keepdims=True)
             return
         itemsize = x.dtype.itemsize  # x starts at the bound buffer's first element: offsets count from it
-        main = _view(x, plan.main, itemsize)
+        main = _view(x, plan.main, itemsize, cupy)
         parts = [cupy.empty(plan.partial_sizes, dtype=d) for d in self.partials]
         r = plan.axis
         head = (slice(None),) * r
         main_out = [cupy.expand_dims(p[(*head, slice(0, plan.parts))], r + 1) for p in parts]
         self.pass1(main, count, *main_out, axis=plan.main.axes, keepdims=True)
         if plan.rest is not None:
-            rest = _view(x, plan.rest, itemsize)
+            rest = _view(x, plan.rest, itemsize, cupy)
             rest_out = [p[(*head, slice(plan.parts, plan.parts + 1))] for p in parts]
             self.pass1(rest, count, *rest_out, axis=plan.rest.axes, keepdims=True)
         # The output seen in the simplified layout: same memory, size-1 dimensions dropped.

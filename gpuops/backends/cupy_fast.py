@@ -11,21 +11,25 @@ so the ``#include <cupy/...>`` lines resolve without options of ours. Built once
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 from ..codegen import KernelSpec
 from ..codegen_fast import fast_source
 from ..launch_plan import DEFAULT_POLICY, FastPlan, LaunchPolicy, is_aligned, launch_config, size_args
+from .array_module import array_module
 
 __all__ = ["CupyFastKernel"]
 
 
 class CupyFastKernel:
-    """The ``flat`` or ``rows`` kernel of one spec, launched for a :class:`FastPlan`."""
+    """The ``flat`` or ``rows`` kernel of one spec, launched for a :class:`FastPlan` (``xp``: the array
+    module, ``cupy`` unless given; see ``array_module``)."""
 
-    def __init__(self, spec: KernelSpec, kind: str, policy: LaunchPolicy = DEFAULT_POLICY) -> None:
-        import cupy
-
+    def __init__(
+        self, spec: KernelSpec, kind: str, policy: LaunchPolicy = DEFAULT_POLICY, xp: ModuleType | None = None
+    ) -> None:
+        cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
         self.source = fast_source(spec, kind)
         self.policy = policy

@@ -127,15 +127,15 @@ def compiler() -> str:
 
 
 def _include_dirs() -> list[str]:
-    from ..nvrtc import NvrtcUnavailable, include_dirs
+    from ..nvrtc import NvrtcUnavailable, cupy_include_dirs
 
     try:
-        dirs = include_dirs()
+        dirs = cupy_include_dirs()
     except NvrtcUnavailable as exc:
         raise CompilerUnavailable(f"the CUDA emulator needs CuPy's headers: {exc}") from None
-    # CuPy's headers only: with the CUDA runtime's headers visible, CCCL would take the CUDA toolkit path.
+    # CuPy's headers only, never the CUDA toolkit's (CCCL would take the CUDA toolkit path with them);
     # include/ stands in for cuda_fp16.h and cuda_bf16.h.
-    return [str(INCLUDE_DIR), *(d for d in dirs if not (Path(d) / "cuda_runtime_api.h").exists())]
+    return [str(INCLUDE_DIR), *dirs]
 
 
 def _sanitize_default() -> bool:

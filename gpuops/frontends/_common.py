@@ -67,11 +67,11 @@ class Arrays:
             raise TypeError(
                 f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
             )
-        if self.device.backend == "numpy":
+        if self.device.backend in ("numpy", "emulator"):  # both bind NumPy arrays
             if _is_cupy(x) or hasattr(x, "__cuda_array_interface__"):
                 raise TypeError(
                     f"{what} is a GPU array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
-                    "NumPy backend: pass a NumPy array, or use device=gpuops.Device('cupy')"
+                    f"{self.device.backend} backend: pass a NumPy array, or use device=gpuops.Device('cupy')"
                 )
             return np.asarray(x)
         cupy = self.xp
