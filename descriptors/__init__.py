@@ -20,6 +20,7 @@ from .enums import (
     TensorFlags,
 )
 from .errors import DescriptorError
+from .graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge, validate_graph
 from .optable import ROWS, OperatorType, row_of
 from .tensor import TensorDesc, calc_buffer_tensor_size, packed_strides
 from .validate import validate
@@ -30,14 +31,20 @@ for _cls in DESC_CLASSES.values():
 __all__ = [
     "ROWS",
     "AxisDirection",
+    "ConstantNode",
     "DataType",
     "DescriptorError",
     "ExecutionFlags",
+    "GraphDesc",
+    "InputEdge",
+    "IntermediateEdge",
     "FeatureLevel",
     "IsInfinityMode",
     "OperatorDesc",
+    "OperatorNode",
     "OperatorSupport",
     "OperatorType",
+    "OutputEdge",
     "ReduceFunction",
     "RoundingMode",
     "ScaleBias",
@@ -51,5 +58,6 @@ __all__ = [
     "packed_strides",
     "row_of",
     "validate",
+    "validate_graph",
     *(c.__name__ for c in DESC_CLASSES.values()),
 ]
