@@ -8,6 +8,7 @@ Enums with DirectML's numbering, ``TensorDesc``, one descriptor dataclass per op
 from __future__ import annotations
 
 from .capabilities import OperatorSupport, TensorSupport, dtype_combinations, operator_support
+from .descs import *  # noqa: F403  (every descriptor class; descs.pyi lists them for type checkers)
 from .descs import DESC_CLASSES, OperatorDesc, ScaleBias, desc_class
 from .enums import (
     AxisDirection,
@@ -24,9 +25,6 @@ from .graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, Operato
 from .optable import ROWS, OperatorType, row_of
 from .tensor import TensorDesc, calc_buffer_tensor_size, packed_strides
 from .validate import validate
-
-for _cls in DESC_CLASSES.values():
-    globals()[_cls.__name__] = _cls
 
 __all__ = [
     "ROWS",

@@ -13,7 +13,7 @@ from typing import Any
 from .enums import DataType, FeatureLevel
 from .errors import DescriptorError
 from .optable import OperatorType, row_of
-from .schema import OpRow
+from .schema import OpRow, ReductionRow
 
 __all__ = ["OperatorSupport", "TensorSupport", "operator_support"]
 
@@ -90,7 +90,7 @@ def variant_name(row: OpRow, variant: object) -> str | None:
     """A selector value (``ReduceFunction.SUM``, ``"SUM"``, 10) as the name the row keys by."""
     if variant is None:
         return None
-    if not row.variants:
+    if not isinstance(row, ReductionRow) or not row.variants:
         raise DescriptorError(f"{row.name} has one capability table; it takes no variant (got {variant!r})", "variant")
     enum_type = row.field(row.selector).enum_type
     assert enum_type is not None

@@ -309,33 +309,33 @@ class GraphDesc:
                     f"see {first[1]}); every node input one graph input feeds has its data type, sizes and flags",
                     where,
                 )
-        for i, e in enumerate(self.intermediate_edges):
+        for i, m in enumerate(self.intermediate_edges):
             where = f"intermediate_edges[{i}]"
-            output_of(where, e.from_node_index, e.from_node_output_index)
+            output_of(where, m.from_node_index, m.from_node_output_index)
             tensor = take_input(
-                where, e.to_node_index, e.to_node_input_index, Source(e.from_node_index, e.from_node_output_index)
+                where, m.to_node_index, m.to_node_input_index, Source(m.from_node_index, m.from_node_output_index)
             )
-            readers.setdefault((e.from_node_index, e.from_node_output_index), []).append(tensor)
-            produced = nodes[e.from_node_index].outputs[e.from_node_output_index]
+            readers.setdefault((m.from_node_index, m.from_node_output_index), []).append(tensor)
+            produced = nodes[m.from_node_index].outputs[m.from_node_output_index]
             why = None if produced is None else _same_tensor(produced, tensor)
             if why:
                 raise DescriptorError(
-                    f"GraphDesc.{where}: output {e.from_node_output_index} of {_node_label(nodes, e.from_node_index)} "
-                    f"and input {e.to_node_input_index} of {_node_label(nodes, e.to_node_index)} disagree ({why}); "
+                    f"GraphDesc.{where}: output {m.from_node_output_index} of {_node_label(nodes, m.from_node_index)} "
+                    f"and input {m.to_node_input_index} of {_node_label(nodes, m.to_node_index)} disagree ({why}); "
                     "an edge joins tensors of one data type and sizes (strides may differ)",
                     where,
                 )
         outputs: list[Source | None] = [None] * self.output_count
-        for i, e in enumerate(self.output_edges):
+        for i, o in enumerate(self.output_edges):
             where = f"output_edges[{i}]"
-            output_of(where, e.from_node_index, e.from_node_output_index)
-            if isinstance(nodes[e.from_node_index], ConstantNode):
+            output_of(where, o.from_node_index, o.from_node_output_index)
+            if isinstance(nodes[o.from_node_index], ConstantNode):
                 raise DescriptorError(
-                    f"GraphDesc.{where}: {_node_label(nodes, e.from_node_index)} is a constant node; its bytes "
+                    f"GraphDesc.{where}: {_node_label(nodes, o.from_node_index)} is a constant node; its bytes "
                     "have no tensor description of their own to be a graph output (feed them through an operator)",
                     where,
                 )
-            g = e.graph_output_index
+            g = o.graph_output_index
             if g >= self.output_count:
                 raise DescriptorError(
                     f"GraphDesc.{where}.graph_output_index: {g} is out of range (output_count is {self.output_count})",
@@ -347,8 +347,8 @@ class GraphDesc:
                     "every graph output is written exactly once",
                     f"{where}.graph_output_index",
                 )
-            outputs[g] = Source(e.from_node_index, e.from_node_output_index)
-            readers.setdefault((e.from_node_index, e.from_node_output_index), [])
+            outputs[g] = Source(o.from_node_index, o.from_node_output_index)
+            readers.setdefault((o.from_node_index, o.from_node_output_index), [])
         for g, src in enumerate(outputs):
             if src is None:
                 raise DescriptorError(
@@ -357,8 +357,8 @@ class GraphDesc:
                     "output_edges",
                 )
         for i, node in enumerate(nodes):
-            for k, tensor in enumerate(node.inputs):
-                if tensor is not None and sources[i][k] is None:
+            for k, node_input in enumerate(node.inputs):
+                if node_input is not None and sources[i][k] is None:
                     raise DescriptorError(
                         f"GraphDesc: input {k} of {_node_label(nodes, i)} is connected to no edge; every input "
                         "of every node takes exactly one edge",
@@ -380,7 +380,7 @@ class GraphDesc:
                             f"nodes[{i}].data",
                         )
         object.__setattr__(self, "sources", tuple(tuple(s) for s in sources))
-        object.__setattr__(self, "outputs", tuple(outputs))  # type: ignore[arg-type]
+        object.__setattr__(self, "outputs", tuple(outputs))
         object.__setattr__(self, "order", self._topological_order())
 
     def _topological_order(self) -> tuple[int, ...]:

@@ -8,6 +8,8 @@ nothing here warns: the backend runs it under ``numpy.errstate(all="ignore")``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -22,7 +24,7 @@ __all__ = [
 ]
 
 
-def negative(x: np.ndarray, out: np.ndarray, where: object = True) -> None:
+def negative(x: np.ndarray, out: np.ndarray, where: np.ndarray | bool = True) -> None:
     """``np.negative(x, out=out, where=where)``; ``out`` may alias ``x``. NumPy 2.4's negative loop
     reads an input whose stride is itemsize elements (a float32 view with step 4, a float64 one with
     step 8) as if contiguous when the output is not contiguous (``np.negative(a[::4], out=b[::2])``
@@ -40,8 +42,8 @@ def div_trunc(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
     np.floor_divide(out, y, out=out)
 
 
-_UINT = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-_INT = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+_UINT: dict[int, np.dtype[Any]] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_INT: dict[int, np.dtype[Any]] = {2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 
 
 def _has_negative_zero(a: np.ndarray) -> bool:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from decimal import Decimal, localcontext
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,8 @@ __all__ = [
     "thresholded_relu",
 ]
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_F32: np.dtype[Any] = np.dtype(np.float32)
+_F64: np.dtype[Any] = np.dtype(np.float64)
 
 # --------------------------------------------------------------------------------------------
 # Constants, each as (hi, lo) per compute type with hi + lo == the real constant to ~2x the
@@ -177,7 +179,7 @@ def fma(a: object, b: object, c: object) -> np.ndarray:
     return np.where(np.isnan(r) & ~np.isnan(naive), naive, r)
 
 
-def _f(x: np.ndarray, v: object) -> np.generic:
+def _f(x: np.ndarray, v: object) -> Any:
     """A FLOAT parameter in the compute type (``T(p_v)`` in CUDA)."""
     return x.dtype.type(v)
 

@@ -10,11 +10,13 @@ the cast to the output type then reduces modulo 2**bits, exactly as the CUDA ker
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["AFTER_UFUNC", "ARG", "REDUCE", "SINGLE_UFUNC", "accumulator_dtype"]
+__all__ = ["ARG", "REDUCE", "UfuncReduce", "fix_max_zeros", "fix_min_zeros"]
 
 Axes = tuple[int, ...]
 
@@ -70,7 +72,7 @@ def _log_sum_exp(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.nda
     return np.where(np.isfinite(m), shift + np.log(s), m)
 
 
-_UINT = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_UINT: dict[int, np.dtype[Any]] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 
 def _zero_sign(is_max: bool, x: np.ndarray, result: np.ndarray, axes: Axes) -> None:
@@ -97,6 +99,33 @@ def _zero_sign(is_max: bool, x: np.ndarray, result: np.ndarray, axes: Axes) -> N
         np.bitwise_and(rb, np.invert(bits, out=bits), out=rb)
     else:
         np.bitwise_or(rb, bits, out=rb)
+
+
+def fix_max_zeros(x: np.ndarray, out: np.ndarray, axes: Axes) -> None:
+    """After a plain ``np.maximum.reduce`` into ``out``: the zero signs of :func:`_zero_sign`."""
+    _zero_sign(True, x, out, axes)
+
+
+def fix_min_zeros(x: np.ndarray, out: np.ndarray, axes: Axes) -> None:
+    """After a plain ``np.minimum.reduce`` into ``out``: the zero signs of :func:`_zero_sign`."""
+    _zero_sign(False, x, out, axes)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UfuncReduce:
+    """A reduction that is one ufunc reduction in the accumulator type (CuPy's reduction of
+    ``cupy.sum`` and kin): the NumPy backend may reduce straight into an output of that type,
+    with no temporary and no second pass. ``wide``: integers accumulate in 64 bits (the
+    function adds or multiplies). ``after(x, out, axes)``: applied to the output afterwards.
+    """
+
+    ufunc: np.ufunc
+    wide: bool
+    after: Callable[[np.ndarray, np.ndarray, Axes], None] | None = None
+
+    def accumulator(self, compute: np.dtype) -> np.dtype:
+        """The NumPy accumulator type for compute type ``compute``."""
+        return _wide(compute) if self.wide else compute
 
 
 def _max(x: np.ndarray, axes: Axes, n: int, compute: np.dtype) -> np.ndarray:
@@ -147,28 +176,6 @@ REDUCE: dict[str, Callable[..., np.ndarray]] = {
     "SUM": _sum,
     "SUM_SQUARE": _sum_square,
 }
-
-# Functions that are one ufunc reduction in the accumulator type: the backend may reduce
-# straight into the output when the output has that type (no temporary, no second pass).
-SINGLE_UFUNC: dict[str, tuple[np.ufunc, bool]] = {  # name -> (ufunc, accumulates wide)
-    "SUM": (np.add, True),
-    "MULTIPLY": (np.multiply, True),
-    "MAX": (np.maximum, False),
-    "MIN": (np.minimum, False),
-}
-
-
-# What the backend applies after reducing straight into the output: ``fix(x, out, axes)``.
-AFTER_UFUNC: dict[str, Callable[[np.ndarray, np.ndarray, Axes], None]] = {
-    "MAX": lambda x, out, axes: _zero_sign(True, x, out, axes),
-    "MIN": lambda x, out, axes: _zero_sign(False, x, out, axes),
-}
-
-
-def accumulator_dtype(name: str, compute: np.dtype) -> np.dtype:
-    """The NumPy accumulator of a SINGLE_UFUNC function for compute type ``compute``."""
-    return _wide(compute) if SINGLE_UFUNC[name][1] else compute
-
 
 ARG: dict[tuple[bool, bool], Callable[..., np.ndarray]] = {
     (is_max, last): _arg(is_max, last) for is_max in (True, False) for last in (False, True)

@@ -10,6 +10,7 @@ of FLOAT bounds.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def identity(x: np.ndarray, *, out: np.ndarray) -> None:
 # bound floor(m), saturated to the type's range; a NaN bound clamps nothing.
 
 
-def ceil_to(dtype: np.dtype, m: float) -> int:
+def ceil_to(dtype: np.dtype, m: float | np.floating[Any]) -> int:
     """ceil(m) saturated to ``dtype``'s range; NaN gives the minimum (as gpuops_ceil_to)."""
     info = np.iinfo(dtype)
     m = float(m)
@@ -54,7 +55,7 @@ def ceil_to(dtype: np.dtype, m: float) -> int:
     return min(max(math.ceil(m), int(info.min)), int(info.max))
 
 
-def floor_to(dtype: np.dtype, m: float) -> int:
+def floor_to(dtype: np.dtype, m: float | np.floating[Any]) -> int:
     """floor(m) saturated to ``dtype``'s range; NaN gives the maximum (as gpuops_floor_to)."""
     info = np.iinfo(dtype)
     m = float(m)
@@ -65,7 +66,7 @@ def floor_to(dtype: np.dtype, m: float) -> int:
     return min(max(math.floor(m), int(info.min)), int(info.max))
 
 
-def _int_le(x: np.ndarray, m: float) -> np.ndarray | bool:
+def _int_le(x: np.ndarray, m: float | np.floating[Any]) -> np.ndarray | bool:
     """x <= m exactly for integer x and a float m (NaN: False), as gpuops_int_le."""
     m = float(m)
     if math.isnan(m):
@@ -78,7 +79,7 @@ def _int_le(x: np.ndarray, m: float) -> np.ndarray | bool:
     return x <= x.dtype.type(math.floor(m))
 
 
-def _int_ge(x: np.ndarray, m: float) -> np.ndarray | bool:
+def _int_ge(x: np.ndarray, m: float | np.floating[Any]) -> np.ndarray | bool:
     """x >= m exactly for integer x and a float m (NaN: False), as gpuops_int_ge."""
     m = float(m)
     if math.isnan(m):
@@ -91,7 +92,7 @@ def _int_ge(x: np.ndarray, m: float) -> np.ndarray | bool:
     return x >= x.dtype.type(math.ceil(m))
 
 
-def _clip(x: np.ndarray, out: np.ndarray, lo: object, hi: object) -> None:
+def _clip(x: np.ndarray, out: np.ndarray, lo: np.generic, hi: np.generic) -> None:
     """CLIP's min(hi, max(lo, x)) by comparisons: NaN x stays, a NaN bound clamps nothing, lo > hi gives hi."""
     np.copyto(out, x)
     np.copyto(out, lo, where=x < lo)
@@ -137,7 +138,7 @@ def clip_grad_float(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: objec
     _grad(y, out, (x <= lo) | (x >= hi))
 
 
-def clip_grad_int(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: object, max: object) -> None:
+def clip_grad_int(x: np.ndarray, y: np.ndarray, *, out: np.ndarray, min: np.float32, max: np.float32) -> None:
     _grad(y, out, np.logical_or(_int_le(x, min), _int_ge(x, max)))
 
 

@@ -2,33 +2,51 @@
 
 Descriptor classes, ``OperatorType``, capability tables, validation, CUDA code generation,
 the NumPy backend and the generated tests all come from :data:`ROWS`. Adding an operator
-means adding a row to one of the family modules below (``rows_*.py``), which only hold rows.
+means adding a row to one of the family modules below (``rows_*.py``); everything the row
+needs (accuracy, backward link, CUDA helpers, NumPy forms) is stated in the row or declared
+beside it in its family module, and gathered here explicitly: nothing is added at import.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 
-from .accuracy import ACCURACY
+from .cuda_helpers import COMMON_HELPERS, HelperRegistry
 from .errors import UnknownOperatorError
-from .rows_activation import ACTIVATION_ROWS
-from .rows_backward import BACKWARD_ROWS
-from .rows_binary import BINARY_ROWS
-from .rows_reduce import REDUCE_ROWS
-from .rows_unary import UNARY_ROWS
-from .schema import OpRow
+from .rows_activation import ACTIVATION_HELPERS, ACTIVATION_ROWS
+from .rows_backward import BACKWARD_HELPERS, BACKWARD_ROWS
+from .rows_binary import BINARY_HELPERS, BINARY_ROWS
+from .rows_reduce import REDUCE_HELPERS, REDUCE_ROWS
+from .rows_unary import UNARY_HELPERS, UNARY_ROWS
+from .schema import ElementwiseRow, Family, OpRow, ReductionRow
 
-__all__ = ["ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
+__all__ = ["ELEMENTWISE_ROWS", "HELPERS", "REDUCTION_ROWS", "ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
 
-ROWS: tuple[OpRow, ...] = tuple(
-    dataclasses.replace(r, accuracy=ACCURACY.get(r.name))
-    for r in BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS + REDUCE_ROWS
-)
-assert set(ACCURACY) <= {r.name for r in ROWS}, sorted(set(ACCURACY) - {r.name for r in ROWS})
+ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
+REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
+ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
 assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"
+
+# Every CUDA helper, each declared once by one family (HelperRegistry refuses a second).
+HELPERS = HelperRegistry(
+    COMMON_HELPERS, BINARY_HELPERS, UNARY_HELPERS, ACTIVATION_HELPERS, BACKWARD_HELPERS, REDUCE_HELPERS
+)
+
+
+def _check_links() -> None:
+    """Every helper a row names is declared; every ``grad=`` names a backward (GRAD) row."""
+    named = {h for r in ELEMENTWISE_ROWS for h in r.helpers}
+    named |= {h for r in REDUCTION_ROWS for red in r.reductions.values() for h in red.helpers}
+    unknown = sorted(named - set(HELPERS))
+    assert not unknown, f"rows name undeclared CUDA helpers: {unknown}"
+    for r in ELEMENTWISE_ROWS:
+        for link in (r.grad, r.grad_use_dst):
+            assert not link or ROW_BY_NAME[link].family is Family.GRAD, f"{r.name}: {link} is not a backward row"
+
+
+_check_links()
 
 # OperatorType is made from the table, so the table is its only source. Values number the
 # rows in table order (they are not directml.h's numbers, which gpuops does not need).

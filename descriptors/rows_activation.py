@@ -51,11 +51,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import numpy_impl_activation as npa
-from .cuda_helpers import HELPERS
+from .cuda_helpers import Helper
 from .enums import FeatureLevel as FL
-from .schema import Domain, Exprs, Field, FieldKind, OpRow, ParamRule, Tier, types
+from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, ParamRule, Tier, types
 
-__all__ = ["ACTIVATION_ROWS"]
+__all__ = ["ACTIVATION_HELPERS", "ACTIVATION_ROWS"]
 
 _IN, _OUT = FieldKind.INPUT_TENSOR, FieldKind.OUTPUT_TENSOR
 _IO_ROLES = ("input_tensor", "output_tensor")
@@ -91,7 +91,7 @@ def _overloads(kind: str) -> str:
                 f"__device__ __forceinline__ {c} gpuops_act_erfcx({c} t) {{ return {erfcx}(t); }}",
             ]
         elif kind == "gelu":
-            args = (_lit("inv_sqrt2", dt, 0), _lit("inv_sqrt2", dt, 1), _lit("two_over_sqrt_pi", dt))
+            args: tuple[str, ...] = (_lit("inv_sqrt2", dt, 0), _lit("inv_sqrt2", dt, 1), _lit("two_over_sqrt_pi", dt))
             args += (_num(npa.GELU_ERFCX_FROM[np_dt], dt),)
             out.append(
                 f"__device__ __forceinline__ {c} gpuops_act_gelu({c} x) {{"
@@ -106,20 +106,19 @@ def _overloads(kind: str) -> str:
     return "\n".join(out) + "\n"
 
 
-HELPERS.update(
-    {
-        "softplus": (
-            """
+ACTIVATION_HELPERS: dict[str, Helper] = {
+    "softplus": Helper(
+        """
 // log(1 + exp(z)) without overflow: max(z, 0) + log1p(exp(-|z|)).
 template <typename F>
 __device__ __forceinline__ F gpuops_softplus(F z) {
   return (z > F(0) ? z : F(0)) + log1p(exp(-fabs(z)));
 }
 """,
-            (),
-        ),
-        "act_rn": (
-            """
+        (),
+    ),
+    "act_rn": Helper(
+        """
 // Products and sums that error-free transformations rely on: never contracted into an FMA.
 __device__ __forceinline__ float gpuops_act_mul(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double gpuops_act_mul(double a, double b) { return __dmul_rn(a, b); }
@@ -136,10 +135,10 @@ __device__ __forceinline__ F gpuops_act_clamp01(F v) {
   return v <= F(0) ? F(0) : (v >= F(1) ? F(1) : v);
 }
 """,
-            (),
-        ),
-        "act_tail": (
-            """
+        (),
+    ),
+    "act_tail": Helper(
+        """
 // x * exp(z + dz) for z < -K, where exp(z) nears the subnormal range: x * exp(z + K) * exp(-K),
 // z + K exact for -2K <= z (below, the result underflows anyway), exp(-K) a double word
 // (gpuops_act_tail_scale), so the only rounding into the subnormals is the last one.
@@ -150,10 +149,10 @@ __device__ __forceinline__ F gpuops_act_x_exp_tail(F x, F z, F dz) {
   return gpuops_act_tail_scale(y);
 }
 """,
-            ("act_rn", "act_types"),
-        ),
-        "act_sigmoid": (
-            """
+        ("act_rn", "act_types"),
+    ),
+    "act_sigmoid": Helper(
+        """
 // sigmoid(z) by the sign of z (no overflow, no cancellation); with dz, sigmoid(z + dz) to
 // first order (sigmoid' = e / d^2), dz ignored unless finite and smaller than |z|.
 template <typename F>
@@ -181,10 +180,10 @@ __device__ __forceinline__ F gpuops_act_swish(F x, F a) {
   return gpuops_act_x_sigmoid(x, z, fma(x, a, -z));
 }
 """,
-            ("act_rn", "act_tail"),
-        ),
-        "act_softplus_mul": (
-            """
+        ("act_rn", "act_tail"),
+    ),
+    "act_softplus_mul": Helper(
+        """
 // softplus(a * x) = log(1 + exp(a * x)), the product's rounding error dz folded back
 // (softplus' = sigmoid): no loss of |a * x| ulps in the negative tail.
 template <typename F>
@@ -212,10 +211,10 @@ __device__ __forceinline__ F gpuops_act_softplus_scaled(F a, F b, F x) {
   return a * gpuops_act_softplus_mul(b, x);
 }
 """,
-            ("act_rn",),
-        ),
-        "act_celu": (
-            """
+        ("act_rn",),
+    ),
+    "act_celu": Helper(
+        """
 // CELU: x if x >= 0 else a * expm1(u + du), u = x / a rounded, du = (x - u a) / a from the exact
 // remainder (fma), folded back (expm1' = expm1 + 1): with a < 0, u grows without bound.
 template <typename F>
@@ -228,10 +227,10 @@ __device__ __forceinline__ F gpuops_act_celu(F x, F a) {
   return em * a;
 }
 """,
-            (),
-        ),
-        "act_gelu": (
-            """
+        (),
+    ),
+    "act_gelu": Helper(
+        """
 // GELU: 0.5 x erfc(t), t = -x / sqrt(2) = -x (c_hi + c_lo) rounded, its error dt folded back.
 // Up to t0: erfc(t) - dt k exp(-t^2) (erfc' = -k exp(-t^2), k = 2 / sqrt(pi)); erfc keeps the
 // negative tail (1 + erf cancels there). Beyond t0: 0.5 x erfcx(t) exp(-t2), t * t = t2 + t2e
@@ -258,11 +257,11 @@ __device__ __forceinline__ F gpuops_act_gelu_impl(F x, F c_hi, F c_lo, F k, F t0
   return scaled ? gpuops_act_tail_scale(y) : y;
 }
 """
-            + _overloads("gelu"),
-            ("act_rn", "act_types"),
-        ),
-        "act_gelu_tanh": (
-            """
+        + _overloads("gelu"),
+        ("act_rn", "act_types"),
+    ),
+    "act_gelu_tanh": Helper(
+        """
 // oneDNN gelu_tanh: 0.5 x (1 + tanh(u)) == x * sigmoid(2u), 2u = x (a + b x^2) evaluated as a
 // double word (z + dz) from exact products (fma) and Knuth's two-sum.
 template <typename F>
@@ -279,11 +278,11 @@ __device__ __forceinline__ F gpuops_act_gelu_tanh_impl(F x, F a_hi, F a_lo, F b_
   return gpuops_act_x_sigmoid(x, z, dz);
 }
 """
-            + _overloads("gelu_tanh"),
-            ("act_rn", "act_sigmoid", "act_types"),
-        ),
-        "act_mish": (
-            """
+        + _overloads("gelu_tanh"),
+        ("act_rn", "act_sigmoid", "act_types"),
+    ),
+    "act_mish": Helper(
+        """
 // MISH: x * tanh(softplus(x)); below -K, tanh(softplus(x)) == exp(x) to the last bit.
 template <typename F>
 __device__ __forceinline__ F gpuops_act_mish(F x) {
@@ -291,17 +290,17 @@ __device__ __forceinline__ F gpuops_act_mish(F x) {
   return gpuops_act_mul_limit(x, tanh(gpuops_softplus(x)));
 }
 """,
-            ("softplus", "act_tail"),
-        ),
-        "act_types": (
-            """
+        ("softplus", "act_tail"),
+    ),
+    "act_types": Helper(
+        """
 // Per compute type: the tail constant K, y * exp(-K) rounded once (a zero keeps its sign), erfcx.
 """
-            + _overloads("types"),
-            (),
-        ),
-        "act_misc": (
-            """
+        + _overloads("types"),
+        (),
+    ),
+    "act_misc": Helper(
+        """
 // SOFTSIGN: x / (1 + |x|), +-1 at +-inf.
 template <typename F>
 __device__ __forceinline__ F gpuops_act_softsign(F x) {
@@ -315,10 +314,10 @@ __device__ __forceinline__ F gpuops_act_hard_swish(F x, F a, F b) {
   return h == F(0) ? F(0) : x * h;
 }
 """,
-            ("act_rn",),
-        ),
-        "act_shrink_int": (
-            """
+        ("act_rn",),
+    ),
+    "act_shrink_int": Helper(
+        """
 // SHRINK on integers: trunc(x - bias) above threshold, trunc(x + bias) below -threshold, of the
 // exact real values (x and the FLOATs are exact in double; trunc(x - b) is x - ceil(b) when
 // x >= b, else x - floor(b)), saturated to T's range; NaN gives 0.
@@ -341,10 +340,9 @@ __device__ __forceinline__ T gpuops_act_shrink_int(T xi, float bias, float thres
   return T(r < lo ? lo : (r > hi ? hi : r));
 }
 """,
-            (),
-        ),
-    }
-)
+        (),
+    ),
+}
 
 
 def tiers_for(
@@ -382,20 +380,23 @@ def activation(
     fusable: bool = False,
     in_place: bool = True,
     single: tuple[str, ...] = (),
-    preamble: tuple[str, ...] = (),
+    helpers: tuple[str, ...] = (),
     rules: tuple[ParamRule, ...] = (),
     extension: bool = False,
     tensors: tuple[tuple[str, FieldKind], ...] = (("input_tensor", _IN), ("output_tensor", _OUT)),
-    family: str = "activation",
+    family: Family = Family.ACTIVATION,
     notes: str = "",
-) -> OpRow:
+    accuracy: Accuracy | None = None,
+    grad: str = "",
+    grad_use_dst: str = "",
+) -> ElementwiseRow:
     fields = [Field(t, kind) for t, kind in tensors]
     for pname, default in params:
         fields.append(
             Field(pname, FieldKind.FLOAT, default=default) if default is not None else Field(pname, FieldKind.FLOAT)
         )
     ext_types = types("F64 BF16")
-    return OpRow(
+    return ElementwiseRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
         fields=tuple(fields),
@@ -404,17 +405,20 @@ def activation(
         tiers=tiers,
         summary=summary,
         in_place=in_place,
-        preamble=preamble,
+        helpers=helpers,
         extension_types=dict.fromkeys((t for t, _ in tensors), ext_types),
         extension=extension,
         family=family,
         fusable=fusable,
         param_rules=rules,
         notes=notes,
+        accuracy=accuracy,
+        grad=grad,
+        grad_use_dst=grad_use_dst,
     )
 
 
-def onednn(name: str, summary: str, cuda: str, numpy: object, **kw: object) -> OpRow:
+def onednn(name: str, summary: str, cuda: str, numpy: object, **kw: object) -> ElementwiseRow:
     """A oneDNN eltwise algorithm as a gpuops extension row (float types, in place, not fusable)."""
     return activation(name, summary, {"float": cuda}, {"float": numpy}, _ONEDNN_TIERS, extension=True, **kw)  # type: ignore[arg-type]
 
@@ -426,7 +430,7 @@ _SELU_ALPHA = 1.67326319217681884765625
 _SELU_GAMMA = 1.05070102214813232421875
 _HARD_SWISH_ALPHA = float(np.float32(1.0 / 6.0))
 
-ACTIVATION_ROWS: tuple[OpRow, ...] = (
+ACTIVATION_ROWS: tuple[ElementwiseRow, ...] = (
     activation(
         "ACTIVATION_RELU",
         "max(0, x); NaN propagates, -0.0 gives +0.0",
@@ -435,6 +439,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("relu", _RELU_LIKE),
         fusable=True,
         single=("any",),
+        accuracy=Accuracy(0.0),
+        grad="ELTWISE_RELU_GRAD",
+        grad_use_dst="ELTWISE_RELU_USE_DST_FOR_BWD_GRAD",
     ),
     activation(
         "ACTIVATION_ELU",
@@ -444,6 +451,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("elu", STANDARD),
         params=(("alpha", 1.0),),
         fusable=True,
+        accuracy=Accuracy(4.0),  # expm1 + product
+        grad="ELTWISE_ELU_GRAD",
+        grad_use_dst="ELTWISE_ELU_USE_DST_FOR_BWD_GRAD",
     ),
     activation(
         "ACTIVATION_SOFTPLUS",
@@ -453,8 +463,12 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("softplus", STANDARD),
         params=(("steepness", 1.0),),
         fusable=True,
-        preamble=("act_softplus_mul",),
+        helpers=("act_softplus_mul",),
         rules=(ParamRule("steepness", lambda v: v >= 1, "steepness >= 1", relaxed_at=FL.FL_6_4),),
+        accuracy=Accuracy(
+            6.5, domain="softplus(steepness * x) not below the normal range"
+        ),  # exp + log1p + correction + quotient
+        grad="ELTWISE_SOFT_RELU_GRAD",
     ),
     activation(
         "ACTIVATION_CELU",
@@ -464,8 +478,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("celu", [(FL.FL_3_0, (1, 8), "F32 F16")]),
         params=(("alpha", 1.0),),
         fusable=True,
-        preamble=("act_celu",),
+        helpers=("act_celu",),
         notes="Equal to DirectML's max/min form for every nonzero alpha, negative included.",
+        accuracy=Accuracy(4.5),  # quotient (corrected) + expm1 + product
     ),
     activation(
         "ACTIVATION_GELU",
@@ -475,8 +490,10 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         tiers_for("gelu", [(FL.FL_5_1, (1, 8), "F32 F16")], source=_DOC_NEW.format("gelu")),
         fusable=True,
         in_place=False,
-        preamble=("act_gelu",),
+        helpers=("act_gelu",),
         notes="-0.0 at -inf; DirectML states no in-place support.",
+        accuracy=Accuracy(9.5),  # erfcx + exp + products (near 0: erfc + correction)
+        grad="ELTWISE_GELU_ERF_GRAD",
     ),
     activation(
         "ACTIVATION_HARD_SIGMOID",
@@ -486,7 +503,8 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("hard_sigmoid", STANDARD),
         params=(("alpha", 0.2), ("beta", 0.5)),
         fusable=True,
-        preamble=("act_rn",),
+        helpers=("act_rn",),
+        accuracy=Accuracy(1.0),  # one FMA, exact clamps
     ),
     activation(
         "ACTIVATION_HARD_SWISH",
@@ -495,7 +513,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         {"float": npa.hard_swish},
         tiers_for("hard_swish", [(FL.FL_6_2, (1, 8), "F32 F16")], source=_DOC_NEW.format("hard_swish")),
         params=(("alpha", _HARD_SWISH_ALPHA), ("beta", 0.5)),
-        preamble=("act_misc",),
+        helpers=("act_misc",),
+        accuracy=Accuracy(2.0),  # FMA + product
+        grad="ELTWISE_HARDSWISH_GRAD",
     ),
     activation(
         "ACTIVATION_IDENTITY",
@@ -505,6 +525,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("identity", STANDARD),
         fusable=True,
         single=("float",),
+        accuracy=Accuracy(0.0),
     ),
     activation(
         "ACTIVATION_LEAKY_RELU",
@@ -514,6 +535,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("leaky_relu", STANDARD),
         params=(("alpha", 0.01),),
         fusable=True,
+        accuracy=Accuracy(0.5),  # one product
+        grad="ELTWISE_RELU_GRAD",
+        grad_use_dst="ELTWISE_RELU_USE_DST_FOR_BWD_GRAD",
     ),
     activation(
         "ACTIVATION_LINEAR",
@@ -523,6 +547,8 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("linear", STANDARD),
         params=(("alpha", None), ("beta", None)),
         fusable=True,
+        accuracy=Accuracy(1.0),  # one FMA (float64 emulation in NumPy: within 1)
+        grad="ELTWISE_LINEAR_GRAD",
     ),
     activation(
         "ACTIVATION_PARAMETERIZED_RELU",
@@ -532,6 +558,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         tiers_for("parameterized_relu", _RELU_LIKE, _PRELU_ROLES),
         tensors=(("input_tensor", _IN), ("slope_tensor", _IN), ("output_tensor", _OUT)),
         notes="Not fusable (needs a tensor). Integer slope * x wraps.",
+        accuracy=Accuracy(0.5),
     ),
     activation(
         "ACTIVATION_PARAMETRIC_SOFTPLUS",
@@ -541,7 +568,8 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("parametric_softplus", STANDARD),
         params=(("alpha", None), ("beta", None)),
         fusable=True,
-        preamble=("act_softplus_mul",),
+        helpers=("act_softplus_mul",),
+        accuracy=Accuracy(6.5, domain="softplus(beta * x) not below the normal range"),
     ),
     activation(
         "ACTIVATION_SCALED_ELU",
@@ -551,6 +579,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("scaled_elu", STANDARD),
         params=(("alpha", _SELU_ALPHA), ("gamma", _SELU_GAMMA)),
         fusable=True,
+        accuracy=Accuracy(4.5, domain="alpha * expm1(x) (x <= 0) not below the normal range"),  # expm1 + two products
     ),
     activation(
         "ACTIVATION_SCALED_TANH",
@@ -560,6 +589,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("scaled_tanh", STANDARD),
         params=(("alpha", 1.0), ("beta", 0.5)),
         fusable=True,
+        accuracy=Accuracy(
+            3.5, domain="beta * x and tanh(beta * x) not below the normal range"
+        ),  # product (condition <= 1) + tanh + product
     ),
     activation(
         "ACTIVATION_SHRINK",
@@ -581,8 +613,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         ),
         params=(("bias", 0.0), ("threshold", 0.5)),
         fusable=True,
-        preamble=("act_shrink_int", "act_rn"),
+        helpers=("act_shrink_int", "act_rn"),
         notes="Integers: trunc of the exact real x -+ bias, saturated; NaN gives 0. Floats: NaN stays NaN.",
+        accuracy=Accuracy(0.5),  # one sum
     ),
     activation(
         "ACTIVATION_SIGMOID",
@@ -591,7 +624,10 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         {"float": npa.sigmoid},
         io_tiers("sigmoid", STANDARD),
         fusable=True,
-        preamble=("act_sigmoid",),
+        helpers=("act_sigmoid",),
+        accuracy=Accuracy(4.5),  # exp (passed whole for x < 0) + sum + quotient
+        grad="ELTWISE_LOGISTIC_GRAD",
+        grad_use_dst="ELTWISE_LOGISTIC_USE_DST_FOR_BWD_GRAD",
     ),
     activation(
         "ACTIVATION_SOFTSIGN",
@@ -600,7 +636,8 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         {"float": npa.softsign},
         io_tiers("softsign", STANDARD),
         fusable=True,
-        preamble=("act_misc",),
+        helpers=("act_misc",),
+        accuracy=Accuracy(2.0),  # sum + quotient (up to 2 ulps in (0.5, 1))
     ),
     activation(
         "ACTIVATION_SWISH",
@@ -609,7 +646,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         {"float": npa.swish},
         tiers_for("swish", [(FL.FL_6_2, (1, 8), "F32 F16")], source=_DOC_NEW.format("swish")),
         params=(("sigmoid_input_scale", 1.0),),
-        preamble=("act_sigmoid",),
+        helpers=("act_sigmoid",),
+        accuracy=Accuracy(5.0),  # sigmoid + product (tail: exp + products)
+        grad="ELTWISE_SWISH_GRAD",
     ),
     activation(
         "ACTIVATION_TANH",
@@ -620,6 +659,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         fusable=True,
         in_place=False,
         single=("float",),
+        accuracy=Accuracy(2.5),  # tanh
+        grad="ELTWISE_TANH_GRAD",
+        grad_use_dst="ELTWISE_TANH_USE_DST_FOR_BWD_GRAD",
     ),
     activation(
         "ACTIVATION_THRESHOLDED_RELU",
@@ -629,6 +671,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         io_tiers("thresholded_relu", STANDARD),
         params=(("alpha", 1.0),),
         fusable=True,
+        accuracy=Accuracy(0.0),
     ),
     activation(
         "ACTIVATION_RELU_GRAD",
@@ -646,8 +689,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         ),
         in_place=False,
         tensors=(("input_tensor", _IN), ("input_gradient_tensor", _IN), ("output_gradient_tensor", _OUT)),
-        family="grad",
+        family=Family.GRAD,
         notes="DirectML's formula to the letter: a NaN input gives a 0 gradient.",
+        accuracy=Accuracy(0.0),
     ),
     # ---- oneDNN eltwise algorithms (gpuops extensions) -------------------------------------
     onednn(
@@ -655,21 +699,27 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), as x * sigmoid(2u)",
         "gpuops_act_gelu_tanh(x)",
         npa.gelu_tanh,
-        preamble=("act_gelu_tanh",),
+        helpers=("act_gelu_tanh",),
+        accuracy=Accuracy(5.0),  # sigmoid of a double-word argument + product
+        grad="ELTWISE_GELU_TANH_GRAD",
     ),
     onednn(
         "ACTIVATION_LOG_SIGMOID",
         "log(1 / (1 + exp(-x))), as -softplus(-x)",
         "-gpuops_softplus(-x)",
         npa.log_sigmoid,
-        preamble=("softplus",),
+        helpers=("softplus",),
+        accuracy=Accuracy(6.0),  # exp (condition <= 1 through log1p) + log1p
+        grad="ELTWISE_LOGSIGMOID_GRAD",
     ),
     onednn(
         "ACTIVATION_MISH",
         "x * tanh(log(1 + exp(x))), overflow-free",
         "gpuops_act_mish(x)",
         npa.mish,
-        preamble=("act_mish",),
+        helpers=("act_mish",),
+        accuracy=Accuracy(9.0),  # softplus 6 + tanh (condition <= 1) + product
+        grad="ELTWISE_MISH_GRAD",
     ),
     onednn(
         "ACTIVATION_POW",
@@ -677,7 +727,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         "T(p_alpha) * gpuops_pow(x, T(p_beta))",
         npa.pow_,
         params=(("alpha", None), ("beta", None)),
-        preamble=("float_overloads",),
+        helpers=("float_overloads",),
+        accuracy=Accuracy(5.0, domain="x^beta in range"),  # pow + product
+        grad="ELTWISE_POW_GRAD",
     ),
     onednn(
         "ACTIVATION_BOUNDED_RELU",
@@ -687,6 +739,8 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         params=(("alpha", None),),
         rules=(ParamRule("alpha", lambda v: v >= 0, "alpha >= 0 (oneDNN bounded_relu)"),),
         notes="The seed's formula defines alpha >= 0 only (and -0.0 -> +0.0); NaN stays NaN.",
+        accuracy=Accuracy(0.0),
+        grad="ELTWISE_BOUNDED_RELU_GRAD",
     ),
     onednn(
         "ACTIVATION_CLIP_V2",
@@ -696,6 +750,9 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         params=(("alpha", None), ("beta", None)),
         notes="x >= beta gives beta (-0.0 against beta 0 is +0.0, unlike clip); beta < alpha: alpha for x <= alpha, "
         "beta above; NaN stays NaN.",
+        accuracy=Accuracy(0.0),
+        grad="ELTWISE_CLIP_V2_GRAD",
+        grad_use_dst="ELTWISE_CLIP_V2_USE_DST_FOR_BWD_GRAD",
     ),
     onednn(
         "ACTIVATION_SQUARE",
@@ -703,5 +760,7 @@ ACTIVATION_ROWS: tuple[OpRow, ...] = (
         "x * x",
         np.square,
         single=("float",),
+        accuracy=Accuracy(0.5),
+        grad="ELTWISE_SQUARE_GRAD",
     ),
 )

@@ -17,11 +17,11 @@ outside the stated accuracy's domain (descriptors/accuracy.py).
 from __future__ import annotations
 
 from . import numpy_impl_backward as npb
-from .cuda_helpers import HELPERS
+from .cuda_helpers import Helper
 from .enums import FeatureLevel as FL
-from .schema import Domain, Exprs, Field, FieldKind, OpRow, ParamRule, Tier, types
+from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, NumpyImpl, ParamRule, Tier, types
 
-__all__ = ["BACKWARD_ROWS"]
+__all__ = ["BACKWARD_HELPERS", "BACKWARD_ROWS"]
 
 _ROLES = ("input_tensor", "input_gradient_tensor", "output_gradient_tensor")
 _FIELDS = (
@@ -37,10 +37,9 @@ _SRC = "gpuops extension (oneDNN eltwise backward); tiers mirror ACTIVATION_RELU
 _TIERS = (Tier(FL.FL_3_0, (1, 8), dict.fromkeys(_ROLES, types("F32 F16")), (_ROLES,), _SRC),)
 _EXT = dict.fromkeys(_ROLES, types("BF16 F64"))
 
-HELPERS.update(
-    {
-        "bwd_math": (
-            """
+BACKWARD_HELPERS: dict[str, Helper] = {
+    "bwd_math": Helper(
+        """
 // Stable logistic function and softplus for the eltwise backward formulas.
 template <typename F>
 __device__ __forceinline__ F gpuops_bwd_sigmoid(F s) {
@@ -90,24 +89,29 @@ __device__ __forceinline__ F gpuops_bwd_gelu_tanh(F s) {
   return F(0.5) * (F(1) + t) * (F(1) + k * (s + F(0.134145) * s * s * s) * (F(1) - t));
 }
 """,
-            (),
-        ),
-    }
-)
+        (),
+    ),
+}
 
 
 def grad(
     alg: str,
     formula: str,
     cuda: str,
-    numpy: object,
+    numpy: NumpyImpl,
     *,
     use_dst: bool = False,
     rules: tuple[ParamRule, ...] = (),
-) -> OpRow:
-    """One backward row: oneDNN algorithm ``eltwise_<alg>`` (``_use_dst_for_bwd`` when use_dst)."""
+    accuracy: tuple[float, float] | None = None,
+    domain: str = "",
+) -> ElementwiseRow:
+    """One backward row: oneDNN algorithm ``eltwise_<alg>`` (``_use_dst_for_bwd`` when use_dst).
+
+    ``accuracy``: the stated ``(ulps, atol)``, the absolute term per unit of |dd|; ``domain``:
+    where it holds (``accuracy.py``). None: exact or one correctly rounded operation.
+    """
     name = f"ELTWISE_{alg.upper()}{'_USE_DST_FOR_BWD' if use_dst else ''}_GRAD"
-    return OpRow(
+    return ElementwiseRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
         fields=_FIELDS,
@@ -116,18 +120,19 @@ def grad(
         tiers=_TIERS,
         summary=f"oneDNN eltwise_{alg}{'_use_dst_for_bwd' if use_dst else ''} backward: {formula}",
         in_place=True,  # oneDNN: diff_dst may be diff_src
-        preamble=("bwd_math",),
+        helpers=("bwd_math",),
         extension_types=_EXT,
         extension=True,
-        family="grad",
+        family=Family.GRAD,
         primary="input_tensor",
         param_rules=rules,
+        accuracy=None if accuracy is None else Accuracy(*accuracy, domain=domain, per_dd=True),
     )
 
 
 _ALPHA_NONNEG = (ParamRule("alpha", lambda a: a >= 0, "alpha >= 0 (oneDNN: *_use_dst_for_bwd)"),)
 
-BACKWARD_ROWS: tuple[OpRow, ...] = (
+BACKWARD_ROWS: tuple[ElementwiseRow, ...] = (
     grad("abs", "ds = dd if s > 0, -dd if s < 0, 0 if s == 0", "x > T(0) ? y : (x < T(0) ? -y : T(0))", npb.abs_grad),
     grad(
         "bounded_relu",
@@ -154,7 +159,14 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         npb.clip_v2_grad,
         use_dst=True,
     ),
-    grad("elu", "ds = dd if s > 0 else dd * alpha * e^s", "x > T(0) ? y : y * (T(p_alpha) * exp(x))", npb.elu_grad),
+    grad(
+        "elu",
+        "ds = dd if s > 0 else dd * alpha * e^s",
+        "x > T(0) ? y : y * (T(p_alpha) * exp(x))",
+        npb.elu_grad,
+        accuracy=(6.0, 0.0),
+        domain="e^s and alpha * e^s (s <= 0) in range",
+    ),
     grad(
         "elu",
         "ds = dd if d > 0 else dd * (d + alpha)",
@@ -162,21 +174,39 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         npb.elu_dst_grad,
         use_dst=True,
         rules=_ALPHA_NONNEG,
+        accuracy=(4.0, 4e-07),
     ),
-    grad("exp", "ds = dd * e^s", "y * exp(x)", npb.exp_grad),
+    grad(
+        "exp",
+        "ds = dd * e^s",
+        "y * exp(x)",
+        npb.exp_grad,
+        accuracy=(4.0, 0.0),  # dd * exp(s): EXP's 3 + 0.5 / 3.0 measured (oneDNN front-end tests)
+        domain="e^s in range",
+    ),
     grad("exp", "ds = dd * d", "y * x", npb.exp_dst_grad, use_dst=True),
     grad(
         "gelu_erf",
         "ds = dd * (0.5 + 0.5 erf(s / sqrt 2) + s / sqrt(2 pi) e^{-s^2 / 2})",
         "y * (T(0.5) + T(0.5) * erf(x * T(0.7071067811865476)) + x * T(0.3989422804014327) * exp(T(-0.5) * x * x))",
         npb.gelu_erf_grad,
+        accuracy=(8.0, 4e-07),
+        domain="f'(s) in range",
     ),
-    grad("gelu_tanh", "the seed's formula (1)", "y * gpuops_bwd_gelu_tanh(x)", npb.gelu_tanh_grad),
+    grad(
+        "gelu_tanh",
+        "the seed's formula (1)",
+        "y * gpuops_bwd_gelu_tanh(x)",
+        npb.gelu_tanh_grad,
+        accuracy=(8.0, 2e-06),
+        domain="f'(s) in range",
+    ),
     grad(
         "hardswish",
         "ds = dd if s > 3, dd * (2s + 3) / 6 if -3 < s <= 3, else 0",
         "x > T(3) ? y : (x > T(-3) ? y * ((T(2) * x + T(3)) / T(6)) : T(0))",
         npb.hardswish_grad,
+        accuracy=(2.5, 0.0),  # dd * (2s + 3) / 6, three roundings / 1.9 measured
     ),
     grad("linear", "ds = alpha * dd", "T(p_alpha) * y", npb.linear_grad),
     grad("log", "ds = dd / s", "y / x", npb.log_grad),
@@ -185,6 +215,8 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         "ds = dd * sigma(s) * (1 - sigma(s))",
         "y * (gpuops_bwd_sigmoid(x) * (T(1) - gpuops_bwd_sigmoid(x)))",
         npb.logistic_grad,
+        accuracy=(8.0, 2e-07),
+        domain="f'(s) in range",
     ),
     grad(
         "logistic",
@@ -193,15 +225,32 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         "fabs(x) > T(1e19) ? (y * x) * (T(1) - x) : y * (x * (T(1) - x))",
         npb.logistic_dst_grad,
         use_dst=True,
+        accuracy=(4.0, 4e-07),
     ),
-    grad("logsigmoid", "ds = dd / (1 + e^s)", "y * gpuops_bwd_sigmoid(-x)", npb.logsigmoid_grad),
-    grad("mish", "ds = dd * e^s * omega / delta^2 (stable form)", "y * gpuops_bwd_mish(x)", npb.mish_grad),
+    grad(
+        "logsigmoid",
+        "ds = dd / (1 + e^s)",
+        "y * gpuops_bwd_sigmoid(-x)",
+        npb.logsigmoid_grad,
+        accuracy=(8.0, 2e-07),
+        domain="f'(s) in range",
+    ),
+    grad(
+        "mish",
+        "ds = dd * e^s * omega / delta^2 (stable form)",
+        "y * gpuops_bwd_mish(x)",
+        npb.mish_grad,
+        accuracy=(8.0, 4e-07),
+        domain="f'(s) and sigma(s) in range",
+    ),
     grad(
         "pow",
         "ds = dd * alpha * beta * s^(beta - 1)",
         # (alpha * dd) * (beta * s^(beta - 1)): not alpha * beta first, which overflows on its own.
         "(T(p_alpha) * y) * (T(p_beta) * gpuops_bwd_pow_m1(x, T(p_beta)))",
         npb.pow_grad,
+        accuracy=(8.0, 0.0),
+        domain="alpha * dd, s^(beta - 1) and beta * s^(beta - 1) in range",
     ),
     grad("relu", "ds = dd if s > 0 else alpha * dd", "x > T(0) ? y : T(p_alpha) * y", npb.relu_grad),
     grad(
@@ -212,8 +261,21 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         use_dst=True,
         rules=_ALPHA_NONNEG,
     ),
-    grad("soft_relu", "ds = dd / (1 + e^{-s})", "y * gpuops_bwd_sigmoid(x)", npb.soft_relu_grad),
-    grad("sqrt", "ds = dd / (2 sqrt(s))", "y / (T(2) * sqrt(x))", npb.sqrt_grad),
+    grad(
+        "soft_relu",
+        "ds = dd / (1 + e^{-s})",
+        "y * gpuops_bwd_sigmoid(x)",
+        npb.soft_relu_grad,
+        accuracy=(8.0, 2e-07),
+        domain="f'(s) in range",
+    ),
+    grad(
+        "sqrt",
+        "ds = dd / (2 sqrt(s))",
+        "y / (T(2) * sqrt(x))",
+        npb.sqrt_grad,
+        accuracy=(2.0, 0.0),  # dd / (2 sqrt(s)): sqrt, divide, multiply / 1.34 measured
+    ),
     grad(
         "sqrt",
         "ds = dd / (2 d)",
@@ -229,8 +291,17 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         "ds = dd * sigma(alpha s) * (1 + alpha s (1 - sigma(alpha s)))",
         "y * gpuops_bwd_swish(T(p_alpha) * x)",
         npb.swish_grad,
+        accuracy=(8.0, 4e-07),
+        domain="f'(s) and sigma(alpha * s) in range",
     ),
-    grad("tanh", "ds = dd * (1 - tanh(s)^2)", "y * (T(1) - tanh(x) * tanh(x))", npb.tanh_grad),
+    grad(
+        "tanh",
+        "ds = dd * (1 - tanh(s)^2)",
+        "y * (T(1) - tanh(x) * tanh(x))",
+        npb.tanh_grad,
+        accuracy=(8.0, 4e-07),
+        domain="f'(s) in range",
+    ),
     grad(
         "tanh",
         "ds = dd * (1 - d^2)",
@@ -238,5 +309,6 @@ BACKWARD_ROWS: tuple[OpRow, ...] = (
         "fabs(x) > T(1e19) ? (y * x) * (-x) : y * (T(1) - x * x)",
         npb.tanh_dst_grad,
         use_dst=True,
+        accuracy=(4.0, 4e-07),
     ),
 )

@@ -28,12 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from . import numpy_impl_reduce as npr
+from .cuda_helpers import Helper
 from .enums import AxisDirection, ReduceFunction
 from .enums import FeatureLevel as FL
-from .schema import Domain, Exprs, Field, FieldKind, OpRow, Reduction, Tier, types
+from .schema import Domain, Family, Field, FieldKind, Reduction, ReductionRow, Tier, types
 
-__all__ = ["REDUCE_ROWS"]
+__all__ = ["REDUCE_HELPERS", "REDUCE_ROWS"]
 
 _IN, _OUT = "input_tensor", "output_tensor"
 _SAME = ((_IN, _OUT),)
@@ -41,8 +44,6 @@ _REDUCE_DOC = "sdk-api ns-directml-dml_reduce_operator_desc.md (reference sectio
 _ARG_DOC = "sdk-api ns-directml-dml_argmax_operator_desc.md (reference section 4: as REDUCE's ARGMAX/ARGMIN)"
 _ARG_OUT = "I64 I32 U64 U32"
 _SUM_BOUND = "sum"  # Reduction.error kind of an accumulated sum
-
-_NO_EXPRS = Exprs(cuda={}, numpy={})  # reductions compute through their Reduction entries
 
 
 def _tiers(*rows: tuple[FL, tuple[int, int], str, str], same: bool = True, doc: str = _REDUCE_DOC) -> tuple[Tier, ...]:
@@ -112,6 +113,106 @@ VARIANT_EXTENSIONS: dict[str, Mapping[str, frozenset]] = {
 for _f in ("ARGMAX", "ARGMIN"):  # the output keeps DirectML's index types; no extension there
     VARIANT_EXTENSIONS[_f] = {_IN: types(_FLOAT_EXT), _OUT: frozenset()}
 
+# CUDA helpers of this family: the identities of MAX/MIN, 64-bit wrapping integer accumulation,
+# LOG_SUM_EXP's running (max, sum) pair, ARGMAX/ARGMIN's (value, index) pair.
+REDUCE_HELPERS: dict[str, Helper] = {
+    "reduce_limits": Helper(
+        """
+// The identities of MAX and MIN: -inf / +inf for floats, the type's range for integers.
+template <typename T> __device__ __forceinline__ T gpuops_lowest() {
+  return T(T(0) < T(-1) ? 0ULL : 1ULL << (8 * sizeof(T) - 1));
+}
+template <typename T> __device__ __forceinline__ T gpuops_highest() { return T(~gpuops_lowest<T>()); }
+template <> __device__ __forceinline__ float gpuops_lowest<float>() { return __int_as_float(0xff800000); }
+template <> __device__ __forceinline__ float gpuops_highest<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double gpuops_lowest<double>() {
+  return __longlong_as_double(0xfff0000000000000ULL);
+}
+template <> __device__ __forceinline__ double gpuops_highest<double>() {
+  return __longlong_as_double(0x7ff0000000000000ULL);
+}
+""",
+        (),
+    ),
+    "reduce_int": Helper(
+        """
+// Integer reductions accumulate in 64-bit unsigned arithmetic, which wraps (signed overflow
+// is undefined in C++); the result is reduced modulo 2**bits by the final store.
+template <typename T> __device__ __forceinline__ unsigned long long gpuops_wide(T x) {
+  return T(-1) < T(0) ? (unsigned long long)(long long)x : (unsigned long long)x;
+}
+template <typename T> __device__ __forceinline__ unsigned long long gpuops_wide_abs(T x) {
+  return (T(-1) < T(0) && x < T(0)) ? 0ULL - gpuops_wide(x) : gpuops_wide(x);
+}
+// AVERAGE of integers: the (wrapped) sum divided by the count, truncated toward zero.
+template <typename T> __device__ __forceinline__ long long gpuops_int_average(unsigned long long a, long long n) {
+  if (T(-1) < T(0)) return (long long)a / n;
+  return (long long)(a / (unsigned long long)n);
+}
+""",
+        (),
+    ),
+    "reduce_lse": Helper(
+        """
+// LOG_SUM_EXP in one pass, stable for large inputs: the running maximum m and the sum s of
+// exp(x - m); log(sum exp(x)) = m + log(s). s == 0 marks the empty reduction.
+template <typename F> struct gpuops_lse {
+  F m, s;
+  __device__ gpuops_lse() : m(F(0)), s(F(0)) {}
+  __device__ explicit gpuops_lse(F x) : m(x), s(F(1)) {}
+  __device__ gpuops_lse(F m_, F s_) : m(m_), s(s_) {}
+};
+template <typename F>
+__device__ __forceinline__ gpuops_lse<F> gpuops_lse_combine(const gpuops_lse<F>& a, const gpuops_lse<F>& b) {
+  if (b.s == F(0)) return a;
+  if (a.s == F(0)) return b;
+  if (a.m != a.m) return a;
+  if (b.m != b.m) return b;
+  const gpuops_lse<F>& hi = a.m >= b.m ? a : b;
+  const gpuops_lse<F>& lo = a.m >= b.m ? b : a;
+  if (hi.m == lo.m) return gpuops_lse<F>(hi.m, hi.s + lo.s);
+  return gpuops_lse<F>(hi.m, hi.s + lo.s * exp(lo.m - hi.m));
+}
+template <typename F> __device__ __forceinline__ F gpuops_lse_result(const gpuops_lse<F>& a) {
+  if (a.s == F(0)) return gpuops_lowest<F>();
+  if (a.m != a.m || a.m == gpuops_highest<F>() || a.m == gpuops_lowest<F>()) return a.m;
+  return a.m + log(a.s);
+}
+""",
+        ("reduce_limits",),
+    ),
+    "reduce_arg": Helper(
+        """
+// ARGMAX / ARGMIN: a value and its row-major index over the reduced axes (-1: empty). NaN
+// wins over every number (NumPy's argmax and argmin both return the first NaN); ties go to
+// the smaller index (AxisDirection INCREASING) or the larger (DECREASING).
+template <typename T> struct gpuops_arg {
+  T value;
+  long long index;
+  __device__ gpuops_arg() : value(T(0)), index(-1) {}
+  __device__ gpuops_arg(T v, long long i) : value(v), index(i) {}
+};
+template <bool IsMax, bool Last, typename T>
+__device__ __forceinline__ gpuops_arg<T> gpuops_arg_pick(const gpuops_arg<T>& a, const gpuops_arg<T>& b) {
+  if (a.index < 0) return b;
+  if (b.index < 0) return a;
+  const bool an = a.value != a.value, bn = b.value != b.value;
+  bool a_wins;
+  if (an || bn) {
+    a_wins = an && !bn;
+    if (an == bn) a_wins = Last ? a.index > b.index : a.index < b.index;
+  } else if (a.value == b.value) {
+    a_wins = Last ? a.index > b.index : a.index < b.index;
+  } else {
+    a_wins = IsMax ? a.value > b.value : a.value < b.value;
+  }
+  return a_wins ? a : b;
+}
+""",
+        (),
+    ),
+}
+
 _WIDE = {"float": "T", "int": "unsigned long long"}  # adding/multiplying accumulators
 _ZERO = {"any": "static_cast<A>(0)"}
 _PLUS = {"any": "a + b"}
@@ -139,6 +240,7 @@ def _added(
     int_map: str,
     post: Mapping[str, str] = _SAME_POST,
     error: tuple[str, float] = (_SUM_BOUND, 1.0),
+    numpy_ufunc: npr.UfuncReduce | None = None,
 ) -> Reduction:
     """A sum of mapped values: SUM, L1, SUM_SQUARE, AVERAGE (integers in 64-bit wrapping)."""
     return Reduction(
@@ -151,10 +253,11 @@ def _added(
         numpy=npr.REDUCE[name],
         error=error,
         helpers=("reduce_int",),
+        numpy_ufunc=numpy_ufunc,
     )
 
 
-def _extreme(name: str, word: str, better: str, identity: str) -> Reduction:
+def _extreme(name: str, word: str, better: str, identity: str, numpy_ufunc: npr.UfuncReduce) -> Reduction:
     """MAX / MIN: exact, in the compute type; NaN propagates for floats."""
     return Reduction(
         summary=f"{word}(x1, ..., xn), NaN if any is NaN",
@@ -165,6 +268,7 @@ def _extreme(name: str, word: str, better: str, identity: str) -> Reduction:
         post=_SAME_POST,
         numpy=npr.REDUCE[name],
         helpers=("nan_max_min", "reduce_limits"),
+        numpy_ufunc=numpy_ufunc,
     )
 
 
@@ -211,8 +315,8 @@ REDUCTIONS: dict[str, Reduction] = {
         error=("lse", 4.0),
         helpers=("reduce_lse",),
     ),
-    "MAX": _extreme("MAX", "max", ">", "gpuops_lowest<T>()"),
-    "MIN": _extreme("MIN", "min", "<", "gpuops_highest<T>()"),
+    "MAX": _extreme("MAX", "max", ">", "gpuops_lowest<T>()", npr.UfuncReduce(np.maximum, False, npr.fix_max_zeros)),
+    "MIN": _extreme("MIN", "min", "<", "gpuops_highest<T>()", npr.UfuncReduce(np.minimum, False, npr.fix_min_zeros)),
     "MULTIPLY": Reduction(
         summary="x1 * ... * xn",
         accumulator=_WIDE,
@@ -223,8 +327,9 @@ REDUCTIONS: dict[str, Reduction] = {
         numpy=npr.REDUCE["MULTIPLY"],
         error=("relative", 1.0),
         helpers=("reduce_int",),
+        numpy_ufunc=npr.UfuncReduce(np.multiply, True),
     ),
-    "SUM": _added("SUM", "x1 + ... + xn", "x", "gpuops_wide(x)"),
+    "SUM": _added("SUM", "x1 + ... + xn", "x", "gpuops_wide(x)", numpy_ufunc=npr.UfuncReduce(np.add, True)),
     "SUM_SQUARE": _added("SUM_SQUARE", "x1^2 + ... + xn^2", "x * x", "gpuops_wide(x) * gpuops_wide(x)"),
 }
 assert list(REDUCTIONS) == [f.name for f in ReduceFunction]
@@ -246,7 +351,7 @@ def _axes_field() -> Field:
     return Field("axes", FieldKind.AXES)
 
 
-REDUCE = OpRow(
+REDUCE = ReductionRow(
     name="REDUCE",
     struct="DML_REDUCE_OPERATOR_DESC",
     fields=(
@@ -256,11 +361,10 @@ REDUCE = OpRow(
         _axes_field(),
     ),
     domain=Domain.ARITH,
-    exprs=_NO_EXPRS,
     tiers=_union(VARIANT_TIERS),
     summary="reduces the input over the listed axes with one of twelve functions",
     in_place=False,
-    family="reduce",
+    family=Family.REDUCE,
     selector="function",
     variant_tiers=VARIANT_TIERS,
     variant_extension_types=VARIANT_EXTENSIONS,
@@ -272,9 +376,9 @@ REDUCE = OpRow(
 )
 
 
-def _arg_row(name: str, is_max: bool) -> OpRow:
+def _arg_row(name: str, is_max: bool) -> ReductionRow:
     word = "maximum" if is_max else "minimum"
-    return OpRow(
+    return ReductionRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
         fields=(
@@ -284,11 +388,10 @@ def _arg_row(name: str, is_max: bool) -> OpRow:
             Field("axis_direction", FieldKind.SELECTOR, default=AxisDirection.INCREASING, enum_type=AxisDirection),
         ),
         domain=Domain.ARITH,
-        exprs=_NO_EXPRS,
         tiers=_tiers(_ARG_TIERS_3_0, _ARG_TIERS_4_1, same=False, doc=_ARG_DOC.replace("argmax", name.lower())),
         summary=f"index of the {word} over the axes, row-major over them; ties by axis_direction",
         in_place=False,
-        family="reduce",
+        family=Family.REDUCE,
         selector="axis_direction",
         reductions={
             "INCREASING": _arg(is_max, False, f"index of the {word}, first on ties"),
@@ -298,4 +401,4 @@ def _arg_row(name: str, is_max: bool) -> OpRow:
     )
 
 
-REDUCE_ROWS: tuple[OpRow, ...] = (REDUCE, _arg_row("ARGMAX", True), _arg_row("ARGMIN", False))
+REDUCE_ROWS: tuple[ReductionRow, ...] = (REDUCE, _arg_row("ARGMAX", True), _arg_row("ARGMIN", False))

@@ -27,12 +27,12 @@ import numpy as np
 
 from . import numpy_impl as npi
 from . import numpy_impl_unary as npu
-from .cuda_helpers import HELPERS
+from .cuda_helpers import Helper
 from .enums import FeatureLevel as FL
 from .enums import IsInfinityMode, RoundingMode
-from .schema import Domain, Exprs, Field, FieldKind, OpRow, Tier, types
+from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
 
-__all__ = ["UNARY_ROWS"]
+__all__ = ["UNARY_HELPERS", "UNARY_ROWS"]
 
 _IN, _OUT, _SB = FieldKind.INPUT_TENSOR, FieldKind.OUTPUT_TENSOR, FieldKind.SCALE_BIAS
 _IO = (("input_tensor", "output_tensor"),)
@@ -79,14 +79,17 @@ def unary(
     scale_bias: bool = True,
     in_place: bool = True,
     single: tuple[str, ...] = (),
-    preamble: tuple[str, ...] = (),
+    helpers: tuple[str, ...] = (),
     ext: dict | None = None,
     extra_fields: tuple[Field, ...] = (),
     domain: Domain = Domain.ARITH,
     notes: str = "",
-) -> OpRow:
+    accuracy: Accuracy | None = None,
+    grad: str = "",
+    grad_use_dst: str = "",
+) -> ElementwiseRow:
     fields = (UNARY_SB_FIELDS if scale_bias else UNARY_FIELDS) + extra_fields
-    return OpRow(
+    return ElementwiseRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
         fields=fields,
@@ -95,10 +98,13 @@ def unary(
         tiers=tiers,
         summary=summary,
         in_place=in_place,
-        preamble=preamble,
+        helpers=helpers,
         extension_types=EXT_FLOAT if ext is None else ext,
-        family="unary",
+        family=Family.UNARY,
         notes=notes,
+        accuracy=accuracy,
+        grad=grad,
+        grad_use_dst=grad_use_dst,
     )
 
 
@@ -112,8 +118,11 @@ def float_unary(
     *,
     in_place: bool,
     note: str = "",
-    preamble: tuple[str, ...] = (),
-) -> OpRow:
+    helpers: tuple[str, ...] = (),
+    accuracy: Accuracy | None = None,
+    grad: str = "",
+    grad_use_dst: str = "",
+) -> ElementwiseRow:
     """A float-only ``{Input, Output, ScaleBias}`` row whose NumPy side is one ufunc (or a function)."""
     single = ("float",) if isinstance(ufunc, np.ufunc) else ()
     return unary(
@@ -124,7 +133,10 @@ def float_unary(
         io_tiers(doc, levels, note),
         in_place=in_place,
         single=single,
-        preamble=preamble,
+        helpers=helpers,
+        accuracy=accuracy,
+        grad=grad,
+        grad_use_dst=grad_use_dst,
     )
 
 
@@ -133,10 +145,9 @@ def _ext(spec_in: str, spec_out: str | None = None) -> dict[str, frozenset]:
 
 
 # CUDA helpers of this family. Each has a NumPy twin in numpy_impl_unary.py giving the same bits.
-HELPERS.update(
-    {
-        "unary_int_limits": (
-            """
+UNARY_HELPERS: dict[str, Helper] = {
+    "unary_int_limits": Helper(
+        """
 // Integer range of T, and P = 2**(bits - 1) (signed) or 2**bits (unsigned): a power of two just
 // above T's largest value, exact in float, as is T's smallest value M = -P or 0.
 template <typename T>
@@ -189,10 +200,10 @@ __device__ __forceinline__ bool gpuops_int_ge(T x, float m) {
   return x >= T(c);
 }
 """,
-            (),
-        ),
-        "unary_clip": (
-            """
+        (),
+    ),
+    "unary_clip": Helper(
+        """
 // CLIP: min(hi, max(lo, x)) by comparisons: NaN x stays NaN, a NaN bound clamps nothing,
 // lo > hi gives hi. CLIP1: max(lo, min(x, hi)): lo > hi gives lo. THRESHOLD: max(x, lo).
 template <typename V>
@@ -210,10 +221,10 @@ __device__ __forceinline__ V gpuops_at_least(V x, V lo) {
   return x < lo ? lo : x;
 }
 """,
-            (),
-        ),
-        "unary_float_ops": (
-            """
+        (),
+    ),
+    "unary_float_ops": Helper(
+        """
 // SIGN: -1, 0 or 1; -0.0 gives +0.0; NaN stays NaN.
 template <typename F>
 __device__ __forceinline__ F gpuops_sign(F x) {
@@ -230,19 +241,18 @@ __device__ __forceinline__ bool gpuops_is_inf_mode(F x, int mode) {
   return isinf(x) && (mode == 1 ? x > F(0) : (mode == 2 ? x < F(0) : true));
 }
 """,
-            (),
-        ),
-        "unary_popcount": (
-            """
+        (),
+    ),
+    "unary_popcount": Helper(
+        """
 template <typename T>
 __device__ __forceinline__ unsigned int gpuops_popcount(T x) {
   return sizeof(T) == 8 ? (unsigned int)__popcll((unsigned long long)x) : (unsigned int)__popc((unsigned int)x);
 }
 """,
-            (),
-        ),
-    }
-)
+        (),
+    ),
+}
 
 _IN_RANGE = "gpuops_ceil_to<T>(p_min), gpuops_floor_to<T>(p_max)"
 _GRAD_FIELDS = (
@@ -269,7 +279,7 @@ def _if_tier(fl: FL, dims: tuple[int, int], spec: str) -> Tier:
     )
 
 
-UNARY_ROWS: tuple[OpRow, ...] = (
+UNARY_ROWS: tuple[ElementwiseRow, ...] = (
     unary(
         "ELEMENT_WISE_IDENTITY",
         "x (copies, layout changes through strides)",
@@ -302,8 +312,20 @@ UNARY_ROWS: tuple[OpRow, ...] = (
             ],
         ),
         single=("any",),
+        grad="ELTWISE_ABS_GRAD",
     ),
-    float_unary("ELEMENT_WISE_EXP", "exp", "exp(x)", "exp(x)", np.exp, FLOAT_MATH, in_place=True),
+    float_unary(
+        "ELEMENT_WISE_EXP",
+        "exp",
+        "exp(x)",
+        "exp(x)",
+        np.exp,
+        FLOAT_MATH,
+        in_place=True,
+        accuracy=Accuracy(3.0),  # CUDA 2 / NumPy 3 / 2.37; 1
+        grad="ELTWISE_EXP_GRAD",
+        grad_use_dst="ELTWISE_EXP_USE_DST_FOR_BWD_GRAD",
+    ),
     # Trigonometric (FL 1.0): DirectML states in-place execution for none of them (directml.md 2.3).
     float_unary(
         "ELEMENT_WISE_ACOS",
@@ -314,6 +336,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         FLOAT_MATH,
         in_place=False,
         note=_AS_CEIL,
+        accuracy=Accuracy(3.0),  # CUDA 2 / NumPy 3 / 0.88; 1
     ),
     float_unary(
         "ELEMENT_WISE_ASIN",
@@ -324,18 +347,67 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         FLOAT_MATH,
         in_place=False,
         note=_AS_CEIL,
+        accuracy=Accuracy(4.0),  # CUDA 2 / NumPy 4 / 0.85; 1
     ),
     float_unary(
-        "ELEMENT_WISE_ATAN", "atan", "atan(x)", "atan(x)", np.arctan, FLOAT_MATH, in_place=False, note=_AS_CEIL
+        "ELEMENT_WISE_ATAN",
+        "atan",
+        "atan(x)",
+        "atan(x)",
+        np.arctan,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+        accuracy=Accuracy(3.0),  # CUDA 2 / NumPy 3 / 0.84; 1
     ),
-    float_unary("ELEMENT_WISE_COS", "cos", "cos(x)", "cos(x)", np.cos, FLOAT_MATH, in_place=False, note=_AS_CEIL),
-    float_unary("ELEMENT_WISE_SIN", "sin", "sin(x)", "sin(x)", np.sin, FLOAT_MATH, in_place=False, note=_AS_CEIL),
-    float_unary("ELEMENT_WISE_TAN", "tan", "tan(x)", "tan(x)", np.tan, FLOAT_MATH, in_place=False, note=_AS_CEIL),
+    float_unary(
+        "ELEMENT_WISE_COS",
+        "cos",
+        "cos(x)",
+        "cos(x)",
+        np.cos,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+        accuracy=Accuracy(2.0),  # CUDA 2 / NumPy 2 / 1.41; 1
+    ),
+    float_unary(
+        "ELEMENT_WISE_SIN",
+        "sin",
+        "sin(x)",
+        "sin(x)",
+        np.sin,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+        accuracy=Accuracy(2.0),  # CUDA 2 / NumPy 2 / 1.38; 1
+    ),
+    float_unary(
+        "ELEMENT_WISE_TAN",
+        "tan",
+        "tan(x)",
+        "tan(x)",
+        np.tan,
+        FLOAT_MATH,
+        in_place=False,
+        note=_AS_CEIL,
+        accuracy=Accuracy(4.0),  # CUDA 4 / NumPy 4 / 1.15; 1
+    ),
     float_unary("ELEMENT_WISE_CEIL", "ceil", "ceil(x)", "ceil(x)", np.ceil, FLOAT_MATH, in_place=True),
     float_unary(
         "ELEMENT_WISE_FLOOR", "floor", "floor(x)", "floor(x)", np.floor, FLOAT_MATH, in_place=False, note=_AS_CEIL
     ),
-    float_unary("ELEMENT_WISE_LOG", "log", "ln(x); -inf at 0, NaN below", "log(x)", np.log, FLOAT_MATH, in_place=True),
+    float_unary(
+        "ELEMENT_WISE_LOG",
+        "log",
+        "ln(x); -inf at 0, NaN below",
+        "log(x)",
+        np.log,
+        FLOAT_MATH,
+        in_place=True,
+        accuracy=Accuracy(4.0),  # CUDA 1 / NumPy 4 / 3.67; 4
+        grad="ELTWISE_LOG_GRAD",
+    ),
     float_unary(
         "ELEMENT_WISE_SQRT",
         "sqrt",
@@ -344,6 +416,9 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         np.sqrt,
         FLOAT_MATH,
         in_place=True,
+        accuracy=Accuracy(0.5),  # correctly rounded on both (CUDA's default -prec-sqrt=true) / 0.50
+        grad="ELTWISE_SQRT_GRAD",
+        grad_use_dst="ELTWISE_SQRT_USE_DST_FOR_BWD_GRAD",
     ),
     float_unary(
         "ELEMENT_WISE_RECIP",
@@ -353,17 +428,51 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         np.reciprocal,
         FLOAT_MATH,
         in_place=True,
+        accuracy=Accuracy(0.5),  # correctly rounded on both (CUDA's default -prec-div=true) / 0.50
     ),
     # FL 2.0.
-    float_unary("ELEMENT_WISE_ERF", "erf", "erf(x)", "erf(x)", npu.erf, FLOAT_MATH_2_0, in_place=True),
     float_unary(
-        "ELEMENT_WISE_SINH", "sinh", "sinh(x)", "sinh(x)", np.sinh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+        "ELEMENT_WISE_ERF",
+        "erf",
+        "erf(x)",
+        "erf(x)",
+        npu.erf,
+        FLOAT_MATH_2_0,
+        in_place=True,
+        accuracy=Accuracy(2.0),  # CUDA 2 / SciPy computes in double: 0.5 / 0.50
     ),
     float_unary(
-        "ELEMENT_WISE_COSH", "cosh", "cosh(x)", "cosh(x)", np.cosh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+        "ELEMENT_WISE_SINH",
+        "sinh",
+        "sinh(x)",
+        "sinh(x)",
+        np.sinh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+        accuracy=Accuracy(3.0),  # CUDA 3 / NumPy 2 / 1.72; 1
     ),
     float_unary(
-        "ELEMENT_WISE_TANH", "tanh", "tanh(x)", "tanh(x)", np.tanh, FLOAT_MATH_2_0, in_place=False, note=_AS_ERF
+        "ELEMENT_WISE_COSH",
+        "cosh",
+        "cosh(x)",
+        "cosh(x)",
+        np.cosh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+        accuracy=Accuracy(3.0),  # CUDA 2 / NumPy 3 / 1.63; 1
+    ),
+    float_unary(
+        "ELEMENT_WISE_TANH",
+        "tanh",
+        "tanh(x)",
+        "tanh(x)",
+        np.tanh,
+        FLOAT_MATH_2_0,
+        in_place=False,
+        note=_AS_ERF,
+        accuracy=Accuracy(2.0),  # CUDA 2 / NumPy 2 / 1.35; 1
     ),
     float_unary(
         "ELEMENT_WISE_ASINH",
@@ -374,6 +483,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         FLOAT_MATH_2_0,
         in_place=False,
         note=_AS_ERF,
+        accuracy=Accuracy(3.0),  # CUDA 3 / NumPy 2 / 1.60; 1
     ),
     float_unary(
         "ELEMENT_WISE_ACOSH",
@@ -384,6 +494,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         FLOAT_MATH_2_0,
         in_place=False,
         note=_AS_ERF,
+        accuracy=Accuracy(4.0),  # CUDA 4 / NumPy 2 / 1.99; 1
     ),
     float_unary(
         "ELEMENT_WISE_ATANH",
@@ -394,6 +505,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         FLOAT_MATH_2_0,
         in_place=False,
         note=_AS_ERF,
+        accuracy=Accuracy(3.0),  # CUDA 3 / NumPy 2 / 1.69; 1
     ),
     unary(
         "ELEMENT_WISE_CONSTANT_POW",
@@ -401,8 +513,9 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         {"float": "gpuops_pow(x, T(p_exponent))"},
         {"float": npu.constant_pow},
         io_tiers("constant_pow", [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_1_0, (4, 4), "F32 F16")]),
-        preamble=("float_overloads",),
+        helpers=("float_overloads",),
         extra_fields=(Field("exponent", FieldKind.FLOAT),),
+        accuracy=Accuracy(4.0),  # CUDA powf 4 / glibc powf < 1 / 0.50 (exponents 2, 0.5, -1, 3, 1.7, -2.5)
     ),
     unary(
         "ELEMENT_WISE_CLIP",
@@ -418,9 +531,10 @@ UNARY_ROWS: tuple[OpRow, ...] = (
                 (FL.FL_1_0, (4, 4), "F32 F16"),
             ],
         ),
-        preamble=("unary_clip", "unary_int_limits"),
+        helpers=("unary_clip", "unary_int_limits"),
         extra_fields=(Field("min", FieldKind.FLOAT), Field("max", FieldKind.FLOAT)),
         notes="Integer tensors: Min becomes ceil(Min), Max floor(Max), saturated; a NaN bound clamps nothing.",
+        grad="ELTWISE_CLIP_GRAD",
     ),
     unary(
         "ELEMENT_WISE_CLIP1",
@@ -428,7 +542,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         {"any": "gpuops_clip1(x, T(p_min), T(p_max))"},
         {"any": npu.clip1},
         io_tiers("clip1", [(FL.FL_5_0, (1, 8), _ALL10)]),
-        preamble=("unary_clip",),
+        helpers=("unary_clip",),
         extra_fields=(
             Field("min_max_data_type", FieldKind.DATA_TYPE),
             Field("min", FieldKind.SCALAR),
@@ -444,7 +558,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
             "threshold",
             [(FL.FL_3_0, (1, 8), _EIGHT), (FL.FL_2_1, (4, 4), _EIGHT), (FL.FL_1_0, (4, 4), "F32 F16")],
         ),
-        preamble=("unary_clip", "unary_int_limits"),
+        helpers=("unary_clip", "unary_int_limits"),
         extra_fields=(Field("min", FieldKind.FLOAT),),
     ),
     unary(
@@ -454,7 +568,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         {"float": npu.round_mode},
         io_tiers("round", [(FL.FL_3_0, (1, 8), "F32 F16"), (FL.FL_2_1, (4, 4), "F32 F16")]),
         scale_bias=False,
-        preamble=("unary_float_ops",),
+        helpers=("unary_float_ops",),
         extra_fields=(
             Field(
                 "rounding_mode",
@@ -480,7 +594,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         ),
         scale_bias=False,
         single=("any",),
-        preamble=("unary_float_ops",),
+        helpers=("unary_float_ops",),
     ),
     unary(
         "ELEMENT_WISE_NEGATE",
@@ -510,7 +624,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         to_tiers("is_infinity", [(FL.FL_3_0, (1, 8), "F32 F16", "U8"), (FL.FL_2_1, (4, 4), "F32 F16", "U8")]),
         scale_bias=False,
         in_place=False,
-        preamble=("unary_float_ops",),
+        helpers=("unary_float_ops",),
         ext=_ext("F64 BF16", "BOOL"),
         extra_fields=(Field("infinity_mode", FieldKind.ENUM, default=IsInfinityMode.EITHER, enum_type=IsInfinityMode),),
     ),
@@ -552,11 +666,11 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         scale_bias=False,
         in_place=False,
         single=("any",),
-        preamble=("unary_popcount",),
+        helpers=("unary_popcount",),
         domain=Domain.BITS,
         ext={"input_tensor": types("BF16")},
     ),
-    OpRow(
+    ElementwiseRow(
         name="ELEMENT_WISE_IF",
         struct="DML_ELEMENT_WISE_IF_OPERATOR_DESC",
         fields=(
@@ -580,11 +694,11 @@ UNARY_ROWS: tuple[OpRow, ...] = (
             "b_tensor": types("BF16 BOOL"),
             "output_tensor": types("BF16 BOOL"),
         },
-        family="select",
+        family=Family.SELECT,
         primary="a_tensor",
         notes="FL 2.0 tier lists FLOAT16 only for A/B/Output (directml.md 2.4, as transcribed).",
     ),
-    OpRow(
+    ElementwiseRow(
         name="ELEMENT_WISE_CLIP_GRAD",
         struct="DML_ELEMENT_WISE_CLIP_GRAD_OPERATOR_DESC",
         fields=(*_GRAD_FIELDS, Field("min", FieldKind.FLOAT), Field("max", FieldKind.FLOAT)),
@@ -599,11 +713,11 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         tiers=_grad_tiers([(FL.FL_5_0, (1, 8), _ALL10), (FL.FL_3_1, (1, 8), _EIGHT)], _CLIP_GRAD_DOC),
         summary="0 where x <= Min or x >= Max, else the input gradient (NaN x passes the gradient)",
         in_place=True,
-        preamble=("unary_int_limits",),
+        helpers=("unary_int_limits",),
         extension_types=dict.fromkeys(_GRAD_ROLES, types("F64 BF16")),
-        family="grad",
+        family=Family.GRAD,
     ),
-    OpRow(
+    ElementwiseRow(
         name="ELEMENT_WISE_CLIP_GRAD1",
         struct="DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC",
         fields=(
@@ -624,7 +738,7 @@ UNARY_ROWS: tuple[OpRow, ...] = (
         summary="CLIP_GRAD with Min/Max typed by MinMaxDataType",
         in_place=False,
         extension_types=dict.fromkeys(_GRAD_ROLES, types("F64 BF16")),
-        family="grad",
+        family=Family.GRAD,
         notes="DirectML states in-place execution for CLIP_GRAD, not for CLIP_GRAD1 (directml.md 2.3).",
     ),
 )

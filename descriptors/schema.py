@@ -1,6 +1,9 @@
-"""The vocabulary of the op table: fields, capability tiers and expression sets.
+"""The vocabulary of the op table: fields, capability tiers, expression sets and the row types.
 
-Kept apart from the rows themselves (``optable.py``) so that the row list reads as a table.
+Kept apart from the rows themselves (``rows_*.py``, gathered in ``optable.py``) so that the row
+lists read as tables. Two row types: :class:`ElementwiseRow` (DirectML's element-wise and
+activation operators, and the backward ones) and :class:`ReductionRow` (DML_REDUCE, ARGMAX,
+ARGMIN), both :class:`Row`; :class:`Family` groups rows the way the tests and the CLI do.
 """
 
 from __future__ import annotations
@@ -10,19 +13,28 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .accuracy import Accuracy
 from .enums import DataType, FeatureLevel
+from .numpy_impl_reduce import UfuncReduce
 
 __all__ = [
     "ALL_INT",
     "NO_DEFAULT",
-    "ParamRule",
+    "NumpyImpl",
+    "Accuracy",
     "Domain",
-    "Reduction",
+    "ElementwiseRow",
     "Exprs",
+    "Family",
     "Field",
     "FieldKind",
     "OpRow",
+    "ParamRule",
+    "Reduction",
+    "ReductionRow",
+    "Row",
     "Tier",
+    "UfuncReduce",
     "types",
 ]
 
@@ -80,7 +92,7 @@ class Field:
     name: str
     kind: FieldKind
     default: object = NO_DEFAULT
-    enum_type: type | None = None
+    enum_type: type[enum.Enum] | None = None
     extension: bool = False
 
     @property
@@ -214,6 +226,9 @@ class Reduction:
     c*n*u*|result|; ``"log"``: |err| <= c*(n*u*sum|x|/|sum x| + 2*u*|result|) (the sum's
     relative error, plus log's own); ``"lse"``: |err| <= c*(n+8)*u*max(1, |result|). Each
     plus half an ulp of the output type (one for float16/bfloat16) for the final rounding.
+    ``helpers`` names the CUDA helpers the parts call (``cuda_helpers``); ``numpy_ufunc``, where
+    the function is one ufunc reduction (SUM, MULTIPLY, MAX, MIN), lets the NumPy backend reduce
+    straight into an output of the accumulator's type.
     """
 
     summary: str
@@ -225,6 +240,7 @@ class Reduction:
     numpy: Callable[..., Any]
     error: tuple[str, float] = ("exact", 0.0)
     helpers: tuple[str, ...] = ()
+    numpy_ufunc: UfuncReduce | None = None
 
     def cuda(self, part: str, cls: str) -> str:
         """The CUDA string of ``part`` (``"map"``, ``"reduce"``, ...) for value class ``cls``."""
@@ -235,56 +251,65 @@ class Reduction:
         raise KeyError(f"{part} has no expression for {cls!r}")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class OpRow:
-    """One operator: everything every layer needs to know about it.
+class Family(str, enum.Enum):
+    """What kind of operator a row is; the generated tests and the CLI's short names group by it.
+
+    BINARY: A and B in, one output (``rows_binary.py``). UNARY: one data input, optional ScaleBias
+    (``rows_unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
+    oneDNN forward extensions. GRAD: a gradient from an input and an incoming gradient (DirectML's
+    *_GRAD operators and oneDNN's eltwise backward, ``rows_backward.py``). REDUCE: reductions.
+    A ``str`` enum, so ``row.family == "binary"`` reads as before.
+    """
+
+    BINARY = "binary"
+    UNARY = "unary"
+    SELECT = "select"
+    ACTIVATION = "activation"
+    GRAD = "grad"
+    REDUCE = "reduce"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Row:
+    """What every operator row states, whatever it computes.
 
     name: DirectML ``DML_OPERATOR_TYPE`` name without the prefix.
     struct: DirectML's descriptor struct name (the dataclass name derives from it).
     fields: the descriptor's fields in DirectML order.
-    domain, exprs, preamble: how it computes (CUDA and NumPy), see :class:`Exprs`.
+    family: see :class:`Family`.
+    domain: how the inputs are read (decides the compute type, see :class:`Domain`).
     tiers: tensor-support tables per feature level (newest last is not required).
-    extension_types: gpuops extensions per role, accepted at every level the op exists.
-    in_place: DirectML's "supports in-place execution".
-    extension: the operator itself is not DirectML's.
     summary: the formula, as the docs state it.
+    in_place: DirectML's "supports in-place execution".
+    extension_types: gpuops extensions per role, accepted at every level the op exists.
+    extension: the operator itself is not DirectML's.
     primary: the input whose data type decides the compute type (default: the first input).
-    fusable: DirectML accepts this activation as a ``FusedActivation``.
     param_rules: constraints on parameter values (see :class:`ParamRule`).
-    accuracy: the stated float32 error bound, from ``accuracy.py`` (None: exact or one IEEE op).
-    selector: the SELECTOR field whose value picks the computation (REDUCE: ``function``).
-    variant_tiers: tiers per selector value, where those differ (REDUCE's per-function tables).
-    variant_extension_types: extension types per selector value and role.
-    reductions: the computation per selector value (reduction rows only).
     """
 
     name: str
     struct: str
     fields: tuple[Field, ...]
+    family: Family
     domain: Domain
-    exprs: Exprs
     tiers: tuple[Tier, ...]
     summary: str
     in_place: bool
-    preamble: tuple[str, ...] = ()
     extension_types: Mapping[str, frozenset[DataType]] = dataclasses.field(default_factory=dict)
     extension: bool = False
-    family: str = "binary"
     notes: str = ""
     primary: str = ""
-    fusable: bool = False
     param_rules: tuple[ParamRule, ...] = ()
-    accuracy: tuple[float, float] | None = None  # float32 (ulps, atol); None = exact or 0.5 ulp
-    selector: str = ""
-    variant_tiers: Mapping[str, tuple[Tier, ...]] = dataclasses.field(default_factory=dict)
-    variant_extension_types: Mapping[str, Mapping[str, frozenset[DataType]]] = dataclasses.field(default_factory=dict)
-    reductions: Mapping[str, Reduction] = dataclasses.field(default_factory=dict)
 
     def field(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:
                 return f
         raise KeyError(f"{self.name} has no field {name!r}")
+
+    @property
+    def is_reduction(self) -> bool:
+        return False
 
     @property
     def primary_role(self) -> str:
@@ -304,28 +329,18 @@ class OpRow:
         return min(t.since for t in self.tiers)
 
     @property
-    def is_reduction(self) -> bool:
-        return bool(self.reductions)
-
-    @property
     def variants(self) -> tuple[str, ...]:
         """Selector values with their own tiers (REDUCE's functions), else ``()``."""
-        return tuple(self.variant_tiers)
+        return ()
 
     def tiers_for(self, variant: str | None = None) -> tuple[Tier, ...]:
-        if variant is not None and self.variant_tiers:
-            try:
-                return self.variant_tiers[variant]
-            except KeyError:
-                raise KeyError(f"{self.name} has no {self.selector} {variant!r}") from None
+        """The tiers of ``variant`` where it has its own (:class:`ReductionRow`), else the row's."""
         return self.tiers
 
     def introduced_for(self, variant: str | None = None) -> FeatureLevel:
         return min(t.since for t in self.tiers_for(variant))
 
     def extension_types_for(self, variant: str | None = None) -> Mapping[str, frozenset[DataType]]:
-        if variant is not None and variant in self.variant_extension_types:
-            return self.variant_extension_types[variant]
         return self.extension_types
 
     def tier_at(self, level: FeatureLevel, variant: str | None = None) -> Tier | None:
@@ -335,12 +350,7 @@ class OpRow:
 
     def variant_of(self, desc: object) -> str | None:
         """The selector value of a descriptor of this row, by name (None without a selector)."""
-        if not self.selector:
-            return None
-        v = getattr(desc, self.selector)
-        enum_type = self.field(self.selector).enum_type
-        assert enum_type is not None
-        return enum_type(v).name
+        return None
 
     @property
     def tensor_fields(self) -> tuple[Field, ...]:
@@ -363,3 +373,75 @@ class OpRow:
         """``DML_ELEMENT_WISE_ADD_OPERATOR_DESC`` -> ``ElementWiseAddOperatorDesc``."""
         core = self.struct.removeprefix("DML_").removesuffix("_DESC")
         return "".join(part.capitalize() for part in core.split("_")) + "Desc"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ElementwiseRow(Row):
+    """An operator computed element by element: one expression per value class (:class:`Exprs`).
+
+    exprs: how it computes, CUDA source and NumPy callables.
+    helpers: the CUDA helpers its expressions call, by name (its family module declares them;
+        ``optable.HELPERS`` resolves them, dependencies first).
+    fusable: DirectML accepts this activation as a ``FusedActivation``.
+    accuracy: the stated float32 error bound (:class:`accuracy.Accuracy`); None: exact or one
+        correctly rounded IEEE operation.
+    grad: the ``ELTWISE_*_GRAD`` row (oneDNN's eltwise backward, ds from the forward's input s
+        and dd) of this forward operator; ``grad_use_dst``: the one that reads the forward's
+        output instead (oneDNN's ``*_use_dst_for_bwd``). "" where there is none. DirectML's own
+        backward operators (ACTIVATION_RELU_GRAD, ELEMENT_WISE_CLIP_GRAD) are rows of their own.
+    """
+
+    exprs: Exprs
+    helpers: tuple[str, ...] = ()
+    fusable: bool = False
+    accuracy: Accuracy | None = None
+    grad: str = ""
+    grad_use_dst: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ReductionRow(Row):
+    """An operator reducing over axes, its computation picked by a SELECTOR field.
+
+    selector: the SELECTOR field whose value picks the computation (REDUCE: ``function``,
+        ARGMAX/ARGMIN: ``axis_direction``).
+    reductions: the computation per selector value (:class:`Reduction`).
+    variant_tiers: tiers per selector value, where those differ (REDUCE's per-function tables).
+    variant_extension_types: extension types per selector value and role.
+    """
+
+    selector: str
+    reductions: Mapping[str, Reduction]
+    variant_tiers: Mapping[str, tuple[Tier, ...]] = dataclasses.field(default_factory=dict)
+    variant_extension_types: Mapping[str, Mapping[str, frozenset[DataType]]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def is_reduction(self) -> bool:
+        return True
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return tuple(self.variant_tiers)
+
+    def tiers_for(self, variant: str | None = None) -> tuple[Tier, ...]:
+        if variant is not None and self.variant_tiers:
+            try:
+                return self.variant_tiers[variant]
+            except KeyError:
+                raise KeyError(f"{self.name} has no {self.selector} {variant!r}") from None
+        return self.tiers
+
+    def extension_types_for(self, variant: str | None = None) -> Mapping[str, frozenset[DataType]]:
+        if variant is not None and variant in self.variant_extension_types:
+            return self.variant_extension_types[variant]
+        return self.extension_types
+
+    def variant_of(self, desc: object) -> str:
+        v = getattr(desc, self.selector)
+        enum_type = self.field(self.selector).enum_type
+        assert enum_type is not None
+        return str(enum_type(v).name)
+
+
+OpRow = ElementwiseRow | ReductionRow
+"""Any row of the op table (``optable.ROWS``)."""

@@ -66,18 +66,18 @@ def _as_uint_tuple(values: object, what: str, limit: int = UINT32_MAX) -> tuple[
                 f"TensorDesc.{what} must be a sequence of integers (got {type(values).__name__})", what
             )
         try:
-            values = tuple(itertools.islice(values, MAX_DIMENSIONS + 1))  # type: ignore[call-overload]
+            values = tuple(itertools.islice(values, MAX_DIMENSIONS + 1))
         except TypeError:
             raise DescriptorError(
                 f"TensorDesc.{what} must be a sequence of integers (got {type(values).__name__})", what
             ) from None
-    if len(values) > MAX_DIMENSIONS:  # type: ignore[arg-type]
+    if len(values) > MAX_DIMENSIONS:
         raise DescriptorError(
             f"TensorDesc.{what} has more than {MAX_DIMENSIONS} entries; DirectML tensors have at most 8 dimensions",
             what,
         )
     out = []
-    for i, v in enumerate(values):  # type: ignore[arg-type]
+    for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
             raise DescriptorError(f"TensorDesc.{what} must hold integers (got {v!r} at index {i})", what)
         n = int(v.__index__())
@@ -96,7 +96,7 @@ def _flags(value: object) -> TensorFlags:
     """``DML_TENSOR_FLAGS``: NONE or OWNED_BY_DML; any other bit is refused (E_INVALIDARG)."""
     if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
         raise DescriptorError(f"TensorDesc.flags must be a TensorFlags (got {value!r})", "flags")
-    n = int(value.__index__())  # type: ignore[union-attr]
+    n = int(value.__index__())
     known = int(TensorFlags.OWNED_BY_DML)
     if n < 0 or n & ~known:
         raise DescriptorError(
@@ -178,7 +178,7 @@ class TensorDesc:
     @classmethod
     def packed(cls, data_type: DataType, sizes: Sequence[int]) -> TensorDesc:
         """A packed row-major tensor (DirectMLX's default ``TensorPolicy``)."""
-        return cls(data_type, sizes)  # the constructor checks both
+        return cls(data_type, sizes)  # type: ignore[arg-type]  # the constructor converts and checks both
 
     @classmethod
     def broadcast(cls, data_type: DataType, sizes: Sequence[int], to: Sequence[int]) -> TensorDesc:

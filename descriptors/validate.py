@@ -11,6 +11,7 @@ element-wise operator; the same DataType where the tier says so.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -22,7 +23,7 @@ from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError
 from .float_range import float_problem, is_number, show_number, show_values
 from .optable import row_of
-from .schema import Field, FieldKind, OpRow, Tier
+from .schema import ElementwiseRow, Field, FieldKind, OpRow, ReductionRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
 
 __all__ = ["validate"]
@@ -149,14 +150,15 @@ class _Checker:
         row, desc = self.row, self.desc
         if row.extension and not self.extensions:
             raise self.fail("operator_type", "is a gpuops extension; this device has extensions turned off")
-        if row.selector:
-            self.selector(row.field(row.selector), getattr(desc, row.selector))
+        selector = row.selector if isinstance(row, ReductionRow) else ""
+        if selector:
+            self.selector(row.field(selector), getattr(desc, selector))
             self.variant = row.variant_of(desc) if row.variants else None
             if self.variant is not None:
                 self.where = f"{row.name} {self.variant} ({type(self.desc).__name__})"
         tier = row.tier_at(self.level, self.variant)
         if tier is None:
-            what = "operator_type" if self.variant is None else row.selector
+            what = "operator_type" if self.variant is None else selector
             shown = "is not available" if self.variant is None else f"{self.variant} is not available"
             raise self.fail(
                 what, f"{shown} at {self.level.name}", f"introduced at {row.introduced_for(self.variant).name}"
@@ -183,9 +185,7 @@ class _Checker:
                         f"{r}.data_type",
                         f"is {tensors[r].data_type.name} but {first} is {tensors[first].data_type.name}; "
                         f"{', '.join(present)} must share one DataType at {self.level.name}",
-                        self.lowest_level(
-                            lambda tr, r=r, first=first: all(r not in g for g in tr.same_type if first in g)
-                        ),
+                        self.lowest_level(functools.partial(_apart, r, first)),
                     )
         self.params(row, desc, tensors, "")
         self.fused(desc, tensors)
@@ -273,10 +273,10 @@ class _Checker:
             return
         if field.extension and not self.extensions:
             raise self.fail(field.name, "is a gpuops extension on this operator; this device has extensions turned off")
-        from .optable import ROWS  # the fusable list comes from the table
+        from .optable import ELEMENTWISE_ROWS  # the fusable list comes from the table
 
-        fusable = [r.name for r in ROWS if r.fusable]
-        if not isinstance(act, OperatorDesc) or not act.row.fusable:
+        fusable = [r.name for r in ELEMENTWISE_ROWS if r.fusable]
+        if not isinstance(act, OperatorDesc) or not (isinstance(act.row, ElementwiseRow) and act.row.fusable):
             got = act.row.name if isinstance(act, OperatorDesc) else type(act).__name__
             raise self.fail(field.name, f"is {got}; fusable activations: {', '.join(fusable)}")
         act_row = act.row
@@ -355,6 +355,11 @@ class _Checker:
                     f"must equal {first}.sizes (got {t.sizes} vs {ref.sizes}); element-wise tensors share "
                     "DimensionCount and Sizes, broadcast with stride 0",
                 )
+
+
+def _apart(role: str, other: str, tier: Tier) -> bool:
+    """Whether ``tier`` lets ``role`` and ``other`` have different data types."""
+    return all(role not in g for g in tier.same_type if other in g)
 
 
 def validate(desc: OperatorDesc, feature_level: FeatureLevel, *, extensions: bool = True) -> None:

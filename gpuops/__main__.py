@@ -1,17 +1,19 @@
 """``python -m gpuops``: capability tables, environment report and a worked demo.
 
-    python -m gpuops caps [--op NAME] [--feature-level 5_1] [--json] [--no-extensions]
+    python -m gpuops caps [OP ...] [--level 5_1|0x5100] [--json] [--wide] [--no-extensions]
     python -m gpuops info [--json]
     python -m gpuops demo [--backend auto|numpy|cupy|emulator]
+    python -m gpuops --version
 
+Operators by short name (``add``, ``sub``, ``relu``; see ``gpuops.cli.names``) or DirectML name.
 Exit codes: 0 success, 1 a demo check failed, 2 bad usage (unknown operator, feature
-level or backend).
+level or backend), 130 interrupted, 141 the reader closed the pipe (``caps | head -1``; quiet,
+as a tool that SIGPIPE ends).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import platform
@@ -22,138 +24,22 @@ from typing import Any
 import numpy as np
 
 from descriptors import (
-    ROWS,
     DataType,
     ElementWiseDivideOperatorDesc,
     ElementWiseFloorDivideOperatorDesc,
     ElementWiseMultiplyOperatorDesc,
-    FeatureLevel,
     OperatorDesc,
-    OperatorSupport,
-    OperatorType,
     ReduceFunction,
     ReduceOperatorDesc,
     TensorDesc,
-    operator_support,
 )
 
-__all__ = ["main"]
+from . import __version__
+from .cli.caps import add_caps_parser, format_support
+from .cli.names import UsageError, resolve_operator
+from .cli.streams import quiet_streams
 
-_PREFIX = "ELEMENT_WISE_"
-_FAMILY_PREFIXES = (_PREFIX, "ACTIVATION_", "ELTWISE_")
-
-
-class UsageError(Exception):
-    """A bad command-line value: printed to stderr, exit code 2."""
-
-
-# --------------------------------------------------------------------------- caps
-
-
-def resolve_operator(name: str) -> OperatorType:
-    """``add``, ``ADD``, ``element_wise_add`` or ``Element-Wise-Add`` -> OperatorType.ELEMENT_WISE_ADD.
-
-    A short name is tried with each family prefix (``ELEMENT_WISE_``, ``ACTIVATION_``,
-    ``ELTWISE_``, in that order): ``gelu`` is ACTIVATION_GELU, ``identity`` ELEMENT_WISE_IDENTITY.
-    """
-    key = name.strip().upper().replace("-", "_").replace(" ", "_")
-    for candidate in (key, *(prefix + key for prefix in _FAMILY_PREFIXES)):
-        if candidate in OperatorType.__members__:
-            return OperatorType[candidate]
-    names = [r.name for r in ROWS]
-    short = {n.removeprefix(_PREFIX): n for n in names}
-    close = difflib.get_close_matches(key, names, n=5, cutoff=0.6)
-    close += [short[s] for s in difflib.get_close_matches(key.removeprefix(_PREFIX), list(short), n=5, cutoff=0.6)]
-    close += [n for n in names if key.removeprefix(_PREFIX) and key.removeprefix(_PREFIX) in n]
-    close = list(dict.fromkeys(close))[:6]
-    hint = f"close matches: {', '.join(close)}" if close else f"known operators: {', '.join(short)}"
-    raise UsageError(f"unknown operator {name!r}; {hint}")
-
-
-def parse_level(text: str) -> FeatureLevel:
-    try:
-        return FeatureLevel.parse(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _dims(counts: Sequence[int]) -> str:
-    if not counts:
-        return "-"
-    lo, hi = min(counts), max(counts)
-    return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
-def _types(types: Sequence[DataType]) -> str:
-    return " ".join(t.name for t in types) or "-"
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    fmt = indent + "  ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*headers).rstrip(), fmt.format(*("-" * w for w in widths)).rstrip()]
-    lines += [fmt.format(*r).rstrip() for r in rows]
-    return lines
-
-
-def format_support(s: OperatorSupport, extensions: bool = True) -> str:
-    """The plain-text capability table of one operator at one level."""
-    row = next(r for r in ROWS if r.name == s.operator_type.name)
-    title = f"{s.operator_type.name}  [{row.summary}]"
-    if row.extension:
-        title += "  (gpuops extension)"
-    lines = [title]
-    if not s.supported:
-        if row.extension and not extensions:
-            why = "a gpuops extension operator; extensions are off (--no-extensions)"
-        else:
-            why = f"introduced at FL {s.introduced.label}"
-        lines.append(f"  not supported at FL {s.feature_level.label}: {why}")
-        return "\n".join(lines)
-    inplace = "yes" if s.in_place else "no"
-    headers = ("tensor", "kind", "dims", "DirectML types", "extension types", "in-place", "introduced", "source")
-    rows = []
-    for i, t in enumerate(s.tensors):
-        first = i == 0
-        rows.append(
-            (
-                t.name,
-                t.kind,
-                _dims(t.dimension_counts),
-                _types(t.data_types),
-                _types(t.extension_data_types),
-                inplace if first else "",
-                s.introduced.label if first else "",
-                s.source if first else "",
-            )
-        )
-    lines += _table(headers, rows)
-    groups = "; ".join(", ".join(g) for g in s.same_type)
-    if groups:
-        lines.append(f"  same data type: {groups}")
-    if s.variants:
-        selector = row.selector
-        lines.append(f"  the tables above are the union over {selector}; each {selector} accepts:")
-        for v in s.variants:
-            sub = format_support(v, extensions).splitlines()[1:]
-            lines.append(f"  {selector} {v.variant}:" + ("" if v.supported else " " + sub[0].strip()))
-            if v.supported:
-                lines += ["  " + line for line in sub]
-    return "\n".join(lines)
-
-
-def cmd_caps(args: argparse.Namespace) -> int:
-    level = parse_level(args.feature_level)
-    ops = [resolve_operator(args.op)] if args.op else [OperatorType[r.name] for r in ROWS]
-    supports = [operator_support(op, level, extensions=not args.no_extensions) for op in ops]
-    if args.json:
-        print(json.dumps([s.to_dict() for s in supports], indent=2))
-        return 0
-    ext = "off" if args.no_extensions else "on"
-    print(f"gpuops capability tables at FL {level.label} (extensions {ext}); dims = allowed dimension counts\n")
-    print("\n\n".join(format_support(s, not args.no_extensions) for s in supports))
-    return 0
-
+__all__ = ["format_support", "main", "resolve_operator"]
 
 # --------------------------------------------------------------------------- info
 
@@ -552,29 +438,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gpuops",
         description="gpuops: DirectML's operator-descriptor model on CuPy (CUDA) or NumPy.",
     )
+    parser.add_argument("--version", action="version", version=f"gpuops {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{caps,info,demo}")
     sub.required = True
-
-    caps = sub.add_parser("caps", help="per-operator capability tables (dims and data types by feature level)")
-    caps.add_argument("--op", metavar="NAME", help="one operator, e.g. add or ELEMENT_WISE_ADD (case-insensitive)")
-    caps.add_argument(
-        "--feature-level",
-        default=FeatureLevel.FL_6_4.label,
-        metavar="LEVEL",
-        help=f"DirectML feature level such as 5_1, 5.1 or FL_5_1 (default {FeatureLevel.FL_6_4.label})",
-    )
-    caps.add_argument("--json", action="store_true", help="print a JSON list of OperatorSupport.to_dict()")
-    caps.add_argument("--no-extensions", action="store_true", help="DirectML's own tables only (no gpuops extensions)")
-    caps.set_defaults(func=cmd_caps)
+    add_caps_parser(sub)
 
     info = sub.add_parser("info", help="versions, CUDA availability, device and the auto-selected backend")
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(func=cmd_info)
 
     demo = sub.add_parser("demo", help="run the seeds' examples (descriptors and front-ends) and check them")
-    demo.add_argument(
-        "--backend", choices=("auto", "numpy", "cupy", "emulator"), default="auto", help="default: auto"
-    )
+    demo.add_argument("--backend", choices=("auto", "numpy", "cupy", "emulator"), default="auto", help="default: auto")
     demo.set_defaults(func=cmd_demo)
     return parser
 
@@ -586,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, or argparse's own usage errors (exit code 2)
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     try:
-        return int(args.func(args))
+        return quiet_streams(lambda: int(args.func(args)))
     except UsageError as exc:
         print(f"gpuops {args.command}: error: {exc}", file=sys.stderr)
         return 2

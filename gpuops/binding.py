@@ -59,7 +59,7 @@ class BindingPlan:
         self,
         desc: OperatorDesc,
         row: OpRow,
-        array_type: type,
+        array_type: type[Any],
         pointer: Callable[[Any], int],
         may_overlap: Callable[[Any, Any], bool],
         backend: str,

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from descriptors import DataType
 from descriptors.compute import ComputePlan, compute_plan
-from descriptors.cuda_helpers import helper_source
-from descriptors.schema import Domain, Field, FieldKind, OpRow
+from descriptors.optable import HELPERS
+from descriptors.schema import Domain, ElementwiseRow, Field, FieldKind
 
 __all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "param_name", "scalar_params"]
 
@@ -132,7 +132,9 @@ class KernelSpec:
         )
 
 
-def _kernel_name(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None) -> str:
+def _kernel_name(
+    row: ElementwiseRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: ElementwiseRow | None
+) -> str:
     names = [dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes]
     suffix = "_".join(dict.fromkeys(names))
     name = f"gpuops_{row.name.lower()}_{suffix}" + ("_scalebias" if has_scale_bias else "")
@@ -153,7 +155,7 @@ def _param_type(f: Field, output: DataType) -> DataType:
 
 
 def scalar_params(
-    row: OpRow, output: DataType, has_scale_bias: bool, fused: OpRow | None
+    row: ElementwiseRow, output: DataType, has_scale_bias: bool, fused: ElementwiseRow | None
 ) -> tuple[tuple[str, DataType], ...]:
     """Kernel scalar arguments in order: ScaleBias, the row's parameters, the fused activation's."""
     out: list[tuple[str, DataType]] = []
@@ -166,7 +168,10 @@ def scalar_params(
 
 
 def elementwise_kernel_spec(
-    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: OpRow | None = None
+    row: ElementwiseRow,
+    dtypes: Mapping[str, DataType],
+    has_scale_bias: bool = False,
+    fused: ElementwiseRow | None = None,
 ) -> KernelSpec:
     """Generate the kernel of ``row`` for tensor data types ``dtypes`` (role -> DataType).
 
@@ -196,14 +201,14 @@ def elementwise_kernel_spec(
     out = param_name(out_roles[0])
     oc = C_TYPES[out_type]
     result_type = C_TYPES[plan.out_compute]
-    helpers = list(row.preamble)
+    helpers = list(row.helpers)
     if fused is not None:
         lines.append(f"{result_type} v = static_cast<{result_type}>({expr});")
         act = fused.exprs.cuda_for("float")
         renames = "".join(f"const float {f.kernel_name} = {FUSED_PREFIX}{f.kernel_name}; " for f in fused.param_fields)
         lines.append(f"{{ {renames}const {result_type} x = v; v = static_cast<{result_type}>({act}); }}")
         expr = "v"
-        helpers += fused.preamble
+        helpers += fused.helpers
     if row.domain is Domain.BITS:
         lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{result_type}>({expr}));")
     else:
@@ -213,7 +218,7 @@ def elementwise_kernel_spec(
         helpers.append("bitcast")
     if has_scale_bias:
         helpers.append("float_overloads")
-    preamble = helper_source(tuple(dict.fromkeys(helpers)))
+    preamble = HELPERS.source(dict.fromkeys(helpers))
     return KernelSpec(
         name=_kernel_name(row, dtypes, has_scale_bias, fused),
         in_params=", ".join(in_params),

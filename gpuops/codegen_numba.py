@@ -30,8 +30,8 @@ from collections.abc import Mapping
 
 from descriptors import DataType
 from descriptors.compute import compute_plan
-from descriptors.cuda_helpers import HELPERS
-from descriptors.schema import Domain, OpRow
+from descriptors.optable import HELPERS
+from descriptors.schema import Domain, ElementwiseRow, OpRow
 
 from .codegen import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
 
@@ -244,14 +244,14 @@ class LoopSpec:
 
 
 def loop_spec(
-    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: OpRow | None = None
+    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: ElementwiseRow | None = None
 ) -> LoopSpec | None:
     """The compiled-tier loop of ``row`` for ``dtypes``, or None where the tier does not apply.
 
     Applies to element-wise rows with one output whose tensors all have floating types and
     whose expression (and fused activation's) is in the exactly rounded subset.
     """
-    if row.is_reduction or row.domain is Domain.BITS or len(row.output_fields) != 1:
+    if not isinstance(row, ElementwiseRow) or row.domain is Domain.BITS or len(row.output_fields) != 1:
         return None
     if any(dt not in LOOP_TYPES for dt in dtypes.values()):
         return None

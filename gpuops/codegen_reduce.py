@@ -27,8 +27,8 @@ from collections.abc import Mapping
 
 from descriptors import DataType
 from descriptors.compute import ComputePlan, compute_plan
-from descriptors.cuda_helpers import helper_source
-from descriptors.schema import OpRow, Reduction
+from descriptors.optable import HELPERS
+from descriptors.schema import Reduction, ReductionRow
 
 from .codegen import _HEADERS, C_TYPES, PARAM_TYPES, param_name
 
@@ -197,19 +197,21 @@ def _field_type(ctype: str) -> DataType:
     return _C_TO_TYPE[ctype]
 
 
-def _kernel_name(row: OpRow, variant: str, dtypes: Mapping[str, DataType]) -> str:
+def _kernel_name(row: ReductionRow, variant: str, dtypes: Mapping[str, DataType]) -> str:
     names = "_".join(dict.fromkeys(dtypes[f.name].numpy_dtype.name for f in row.tensor_fields))
     return f"gpuops_{row.name.lower()}_{variant.lower()}_{names}"
 
 
-def _types(row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> tuple[Reduction, ComputePlan, str, str, str]:
+def _types(
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str
+) -> tuple[Reduction, ComputePlan, str, str, str]:
     red = row.reductions[variant]
     plan = compute_plan(row, dtypes)
     t = C_TYPES[plan.compute]
     return red, plan, plan.value_class, t, _accumulator(red, plan.value_class, t)
 
 
-def reduction_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> ReductionSpec:
+def reduction_kernel_spec(row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> ReductionSpec:
     """The one-pass kernel of ``row`` with selector value ``variant`` for ``dtypes``."""
     red, plan, cls, t, acc = _types(row, dtypes, variant)
     (in_role,) = (f.name for f in row.input_fields)
@@ -227,7 +229,7 @@ def reduction_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], variant: s
         post_map_expr=f"{y} = static_cast<{C_TYPES[dtypes[out_role]]}>({post})",
         identity=_substitute(red.cuda("identity", cls), names),
         reduce_type=acc,
-        preamble=helper_source(red.helpers),
+        preamble=HELPERS.source(red.helpers),
         helpers=red.helpers,
         inputs=((x, dtypes[in_role]),),
         outputs=((y, dtypes[out_role]),),
@@ -236,7 +238,7 @@ def reduction_kernel_spec(row: OpRow, dtypes: Mapping[str, DataType], variant: s
     )
 
 
-def partial_fields(row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> tuple[PartialField, ...]:
+def partial_fields(row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> tuple[PartialField, ...]:
     """The arrays pass 1 writes: one per accumulator field, in the field's own type."""
     red, plan, cls, t, acc = _types(row, dtypes, variant)
     template = red.cuda("accumulator", cls)
@@ -246,7 +248,9 @@ def partial_fields(row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> 
     return (PartialField("part", _field_type(acc)),)
 
 
-def two_pass_specs(row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> tuple[ReductionSpec, ReductionSpec]:
+def two_pass_specs(
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str
+) -> tuple[ReductionSpec, ReductionSpec]:
     """Pass 1 (parts of the reduction -> partial accumulators) and pass 2 (partials -> result).
 
     Pass 2 reads the partials along one reduced axis; for ARGMAX/ARGMIN its ``_J`` is the

@@ -281,7 +281,6 @@ class CompiledOperator:
         desc = operator.desc
         self.row: OpRow = desc.row
         self.dtypes = _dtypes(desc, self.row)
-        impl = device._impl
         self.spec: KernelSpec | ReductionSpec
         self._reduction = self.row.is_reduction
         self._fast_plan: FastPlan | None = None

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from descriptors.cuda_helpers import helper_source
+from descriptors.optable import HELPERS
 
 from .codegen import _HEADERS, KernelSpec
 from .codegen_reduce import ReductionSpec
@@ -74,7 +74,7 @@ def _nvrtc():  # type: ignore[no-untyped-def]
 
 
 def nvrtc_version() -> tuple[int, int]:
-    return tuple(_nvrtc().getVersion())  # type: ignore[return-value]
+    return tuple(_nvrtc().getVersion())
 
 
 _NVRTC_ERROR_INVALID_OPTION = 5  # nvrtcResult: an option this NVRTC does not know
@@ -143,7 +143,7 @@ def batch_reduction_source(groups: Sequence[tuple[Sequence[ReductionSpec], Seque
     """
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
     helpers = tuple(dict.fromkeys(h for specs, _ in groups for s in specs for h in s.helpers))
-    parts = [headers, helper_source(helpers)]
+    parts = [headers, HELPERS.source(helpers)]
     k = 0
     for specs, layouts in groups:
         for in_ndim, out_ndim, idx32 in layouts:

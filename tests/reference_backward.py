@@ -7,7 +7,7 @@ these formulas against central differences of the seed's forward column.
 
 The stated accuracy (descriptors/accuracy.py) is carried by each ``Expected``: its absolute
 term is per unit of |dd| (``Expected.atol = atol * |dd|``), and elements outside its domain
-(f'(s) or an intermediate named in ``accuracy.DOMAIN`` beyond the compute type's normal range;
+(f'(s) or an intermediate named in its row's ``accuracy.domain`` beyond the compute type's normal range;
 an infinite dd where |f'(s)| <= atol) are ``Expected.unchecked``. ``INTERMEDIATES`` holds those
 values, from the same float64 formulas.
 """
@@ -22,8 +22,8 @@ import numpy as np
 from reference_common import Expected, compute_type, f64, outside_normal
 from scipy.special import erf
 
-from descriptors import ROWS, DataType
-from descriptors.accuracy import ACCURACY, DOMAIN
+from descriptors import DataType
+from descriptors.optable import ELEMENTWISE_ROWS
 
 REFERENCES: dict[str, Callable[..., Any]] = {}
 DATA: dict[str, tuple[Callable[..., Any], ...]] = {}
@@ -106,7 +106,13 @@ def _fprime(alg: str) -> Callable[[np.ndarray, np.ndarray, float, float], np.nda
     return lambda s, dd, a, b: FORMULAS[alg](s, np.ones_like(s), a, b)
 
 
-# The values accuracy.DOMAIN names for each row (s, dd, alpha, beta -> float64 arrays); where a
+def _atol(name: str) -> float:
+    """The absolute term (per unit of |dd|) of a row's stated accuracy; 0 without one."""
+    acc = next(r.accuracy for r in ELEMENTWISE_ROWS if r.name == name)
+    return acc.atol if acc is not None else 0.0
+
+
+# The values each row's accuracy domain names (s, dd, alpha, beta -> float64 arrays); where a
 # formula's branch does not compute one, 1.0 (in range).
 INTERMEDIATES: dict[str, list[Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]]] = {
     "elu": [
@@ -124,7 +130,8 @@ INTERMEDIATES: dict[str, list[Callable[[np.ndarray, np.ndarray, float, float], n
     "swish": [_fprime("swish"), lambda s, dd, a, b: _sig(a * s)],
     "tanh": [_fprime("tanh")],
 }
-assert {row_name(a) for a in INTERMEDIATES} == {k for k in DOMAIN if k.startswith("ELTWISE_")}, "see accuracy.DOMAIN"
+_WITH_DOMAIN = {r.name for r in ELEMENTWISE_ROWS if r.accuracy is not None and r.accuracy.domain}
+assert {row_name(a) for a in INTERMEDIATES} == {k for k in _WITH_DOMAIN if k.startswith("ELTWISE_")}, "see the rows"
 
 
 def unchecked(alg: str, s: np.ndarray, dd: np.ndarray, a: float, b: float, compute: np.dtype) -> np.ndarray:
@@ -135,7 +142,7 @@ def unchecked(alg: str, s: np.ndarray, dd: np.ndarray, a: float, b: float, compu
     with np.errstate(all="ignore"):
         values = [np.broadcast_to(f(s, dd, a, b), shape) for f in INTERMEDIATES.get(alg, [])]
         out = outside_normal(values, compute) if values else np.zeros(shape, bool)
-        atol = ACCURACY.get(row_name(alg), (0.0, 0.0))[1]
+        atol = _atol(row_name(alg))
         if atol:
             out |= np.isinf(dd) & ~(np.abs(_fprime(alg)(s, dd, a, b)) > atol)
     return out
@@ -143,7 +150,7 @@ def unchecked(alg: str, s: np.ndarray, dd: np.ndarray, a: float, b: float, compu
 
 def _make(alg: str) -> Callable[..., Expected]:
     formula = FORMULAS[alg]
-    atol = ACCURACY.get(row_name(alg), (0.0, 0.0))[1]
+    atol = _atol(row_name(alg))
 
     def ref(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
         s, dd = f64(inputs[0]), f64(inputs[1])
@@ -207,7 +214,9 @@ PARAMS.update(
 # difference near zero (gelu, mish, swish, tanh(1 - t^2)) an absolute term of a few float32
 # eps times |dd| covers the cancellation.
 # The stated accuracy is the op table's (descriptors/accuracy.py); the tests hold each op to it.
-TOLERANCE.update({r.name: r.accuracy for r in ROWS if r.accuracy is not None and r.name.startswith("ELTWISE_")})
+TOLERANCE.update(
+    {r.name: r.accuracy.bound for r in ELEMENTWISE_ROWS if r.accuracy is not None and r.name.startswith("ELTWISE_")}
+)
 
 _INF, _NAN = float("inf"), float("nan")
 _F = {

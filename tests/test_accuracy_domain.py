@@ -1,4 +1,4 @@
-"""The stated accuracy's domain (descriptors/accuracy.py, DOMAIN) is the one the tests apply.
+"""The stated accuracy's domain (descriptors/accuracy.py; each row's ``accuracy.domain``) is the one the tests apply.
 
 The references (tests/reference_activation.py, reference_backward.py) mark elements outside the
 documented domain ``Expected.unchecked``; helpers.assert_expected, the generated tests and the
@@ -17,14 +17,16 @@ import pytest
 from reference_nary import PARAMS, REFERENCES
 from test_nary_generated import param_values
 
-from descriptors import ROWS, row_of
-from descriptors.accuracy import ACCURACY, DOMAIN, gradient_scaled
+from descriptors import row_of
+from descriptors.optable import ELEMENTWISE_ROWS
 
 F32_MAX = float(np.finfo(np.float32).max)
 SPECIAL = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1.0, -1.0, 0.5, 1e-45, -1e-40, 1e-30, 1e4, -1e4, 88.75, -104.0]
 SPECIAL += [1e30, -1e38, F32_MAX, -F32_MAX, 3.0, -3.0, 2.125]
 # The families whose references apply a domain: activations and oneDNN's backward rows.
-NARY = [r for r in ROWS if r.name.startswith(("ACTIVATION_", "ELTWISE_")) and r.name in REFERENCES]
+NARY = [r for r in ELEMENTWISE_ROWS if r.name.startswith(("ACTIVATION_", "ELTWISE_")) and r.name in REFERENCES]
+# Each row's stated domain (descriptors/accuracy.py), where it has one.
+DOMAIN = {r.name: r.accuracy.domain for r in ELEMENTWISE_ROWS if r.accuracy is not None and r.accuracy.domain}
 # Parameters that reach outside the domain: a large scale on what it multiplies.
 BIG = {"alpha": F32_MAX, "gamma": F32_MAX, "beta": 1.0, "steepness": 0.5}
 
@@ -63,7 +65,8 @@ def test_rows_without_a_domain_check_every_element(name: str) -> None:
     row = row_of(name)
     for params in _float_params(name):
         unchecked = _unchecked(name, params)
-        if gradient_scaled(name) and ACCURACY.get(name, (0.0, 0.0))[1] > 0:
+        acc = row.accuracy
+        if acc is not None and acc.per_dd and acc.atol > 0:
             # Only the infinite-dd rule (module docstring): dd = +-inf.
             dd = _inputs(row)[1]
             assert not (unchecked & np.isfinite(dd)).any(), (name, params)

@@ -15,7 +15,6 @@ from helpers import assert_expected, buffer_for, read_tensor, to_backend, to_hos
 from reference_backward import FORMULAS, PARAMS, REFERENCES, row_name
 
 from descriptors import DataType, TensorDesc, desc_class, row_of
-from descriptors.accuracy import gradient_scaled
 
 F32_MAX = float(np.finfo(np.float32).max)
 SPECIAL = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40, -1e-40, F32_MAX, -F32_MAX, 3.0, -3.0, 0.5]
@@ -41,13 +40,13 @@ def test_backward_special_values(alg: str, device: Any, xp: Any) -> None:
         want = FORMULAS[alg](x.astype(np.float64), dd.astype(np.float64), a, b)
     expected = REFERENCES[name]([x, dd], np.dtype(np.float32), {"alpha": a, "beta": b}, None)
     np.testing.assert_array_equal(expected.values, want)  # the reference is the seed's formula, with its domain
-    ulps = (row.accuracy or (4.0, 0.0))[0]
+    ulps = row.accuracy.ulps if row.accuracy else 4.0
     assert_expected(got, expected, DataType.FLOAT32, ulps, name)
 
 
 # --- extreme values where the result is in range (no spurious overflow) -------------------------
 # (row, params, s or d, dd): the float64 formula's result is finite and every value the row's
-# domain names (descriptors/accuracy.py, DOMAIN) is in float32's range; a float32 kernel that
+# domain names (each row's ``accuracy.domain``, descriptors/accuracy.py) is in float32's range; a float32 kernel that
 # multiplied in the wrong order overflowed (2 * s, alpha * beta, d * d, 2 * d) or took inf * 0.
 F32_TINY = float(np.finfo(np.float32).tiny)
 IN_DOMAIN = [
@@ -83,7 +82,7 @@ def test_no_spurious_overflow_in_domain(
     assert not expected.unchecked.any(), "the case is in the stated domain"
     assert np.isfinite(expected.values).all() and np.all(np.abs(expected.values) < F32_MAX)
     got = _run(device, xp, name, full, x, y, dt)
-    assert_expected(got, expected, dt, row_of(name).accuracy[0] if row_of(name).accuracy else 0.5, name)
+    assert_expected(got, expected, dt, row_of(name).accuracy.ulps if row_of(name).accuracy else 0.5, name)
 
 
 def _run(device: Any, xp: Any, name: str, params: dict, x: np.ndarray, y: np.ndarray, dt: DataType) -> np.ndarray:
@@ -146,8 +145,9 @@ SCALED = [("tanh", -3.125, 88.75), ("gelu_erf", -4.0, 88.75), ("gelu_tanh", -3.6
 @pytest.mark.parametrize(("alg", "s", "dd"), SCALED, ids=[f"{c[0]}-{i}" for i, c in enumerate(SCALED)])
 def test_absolute_term_scales_with_dd(alg: str, s: float, dd: float, device: Any, xp: Any) -> None:
     name = row_name(alg)
-    ulps, atol = row_of(name).accuracy
-    assert atol > 0 and gradient_scaled(name)
+    acc = row_of(name).accuracy
+    ulps, atol = acc.bound
+    assert atol > 0 and acc.per_dd
     full = {"alpha": 0.0, "beta": 0.0}
     x, y = np.array([s, s, s], np.float32), np.array([dd, 1.0, -0.5], np.float32)
     expected = REFERENCES[name]([x, y], np.dtype(np.float32), full, None)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +16,9 @@ import pytest
 
 from descriptors import ROWS, FeatureLevel, OperatorType, operator_support
 from gpuops.__main__ import main, resolve_operator
+from gpuops.cli.caps import WIDTH
+from gpuops.cli.names import SYNONYMS, short_names
+from gpuops.cli.streams import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, quiet_streams
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -77,10 +83,10 @@ def test_caps_op_name_forms(capsys: pytest.CaptureFixture[str], name: str) -> No
 
 
 def _tensor_line(out: str, role: str) -> tuple[str, str]:
-    """(dims, rest of the line) of one tensor's row in the plain caps table."""
-    m = re.search(rf"^\s+{role}\s+(?:input|output)\s+(\S+)\s+(.*)$", out, re.M)
+    """(dims, rest of the row) of one tensor's row in the plain caps table, wrapped lines joined."""
+    m = re.search(rf"^(\s+){role}\s+(?:input|output)\s+(\S+)\s+(.*)$((?:\n\1 {{{len(role)},}}\S.*$)*)", out, re.M)
     assert m, f"no {role} row in:\n{out}"
-    return m.group(1), m.group(2)
+    return m.group(2), " ".join([m.group(3), *m.group(4).split()])
 
 
 def test_caps_add_at_2_1_has_4_to_5_dims(capsys: pytest.CaptureFixture[str]) -> None:
@@ -323,3 +329,108 @@ def test_caps_short_names_reach_every_family() -> None:
     assert resolve_operator("identity") is OperatorType.ELEMENT_WISE_IDENTITY  # ELEMENT_WISE_ first
     assert resolve_operator("activation_identity") is OperatorType.ACTIVATION_IDENTITY
     assert resolve_operator("mish_grad") is OperatorType.ELTWISE_MISH_GRAD
+
+
+# --------------------------------------------------------------------------- Unix behaviour (issue 17, item 5)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import gpuops
+
+    rc, out, err = run_cli(capsys, "--version")
+    assert (rc, out, err) == (0, f"gpuops {gpuops.__version__}\n", "")
+
+
+def _run_into_closed_pipe(*argv: str) -> subprocess.CompletedProcess[bytes]:
+    """``python -m gpuops ARGV`` with stdout a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "gpuops", *argv], cwd=ROOT, stdout=write_end, stderr=subprocess.PIPE, timeout=120
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("argv", [("caps",), ("caps", "--json")])
+def test_closed_pipe_is_quiet(argv: tuple[str, ...]) -> None:
+    proc = _run_into_closed_pipe(*argv)
+    assert proc.stderr == b""
+    assert proc.returncode == EXIT_BROKEN_PIPE == 141
+
+
+@pytest.mark.skipif(shutil.which("head") is None, reason="needs head(1)")
+def test_caps_piped_into_head_exits_cleanly() -> None:
+    cmd = f"{shlex.quote(sys.executable)} -m gpuops caps | head -1"
+    proc = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stderr == ""
+    assert proc.stdout.startswith("gpuops capability tables at FL 6_4") and proc.stdout.count("\n") == 1
+
+
+def test_interrupt_is_quiet() -> None:
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    assert quiet_streams(interrupted) == EXIT_INTERRUPTED == 130
+    assert quiet_streams(lambda: 0) == 0
+
+
+@pytest.mark.parametrize("argv", [(), ("--no-extensions",), ("--level", "2_1"), ("reduce", "argmax")])
+def test_caps_fits_100_columns(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", *argv)
+    assert rc == 0
+    assert max(len(line) for line in out.splitlines()) <= WIDTH == 100
+    assert "source:" not in out
+
+
+def test_caps_wide_and_json_carry_provenance(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "--wide", "add", "reduce")
+    assert rc == 0
+    assert "source: sdk-api ns-directml-dml_element_wise_add_operator_desc.md" in out
+    assert max(len(line) for line in out.splitlines()) > WIDTH  # one line per tensor
+    assert re.search(r"^  a_tensor .* FLOAT32 .* UINT8  FLOAT64 BFLOAT16$", out, re.M)  # unwrapped
+    rc, out, _ = run_cli(capsys, "caps", "--json", "add")
+    assert json.loads(out)[0]["source"] == "sdk-api ns-directml-dml_element_wise_add_operator_desc.md"
+
+
+def test_short_names_are_unique_and_map_back() -> None:
+    names = short_names()
+    assert list(names) == list(OperatorType)
+    assert len(set(names.values())) == len(OperatorType)  # one operator per short name
+    for op, name in names.items():
+        assert name == name.lower() and " " not in name
+        assert resolve_operator(name) is op
+        assert resolve_operator(op.name) is op and resolve_operator(op.name.lower()) is op
+    assert names[OperatorType.ELEMENT_WISE_ADD] == "add"
+    assert names[OperatorType.ACTIVATION_RELU] == "relu"
+    assert names[OperatorType.ACTIVATION_IDENTITY] == "activation_identity"  # ELEMENT_WISE_IDENTITY is "identity"
+    full_names = {op.name.lower() for op in OperatorType}
+    for synonym, full in SYNONYMS.items():
+        assert synonym not in names.values() and synonym not in full_names, synonym
+        assert resolve_operator(synonym) is OperatorType[full]
+    assert resolve_operator("sub") is OperatorType.ELEMENT_WISE_SUBTRACT
+    assert resolve_operator("MUL") is OperatorType.ELEMENT_WISE_MULTIPLY
+    assert resolve_operator("DML_OPERATOR_ELEMENT_WISE_ADD") is OperatorType.ELEMENT_WISE_ADD
+
+
+def test_caps_takes_short_names_positionally_and_repeated(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "sub", "mul", "--op", "relu", "--op", "sub")
+    assert rc == 0
+    titles = re.findall(r"^([A-Z_0-9]+) \(", out, re.M)
+    assert titles == ["ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY", "ACTIVATION_RELU"]
+    assert "ELEMENT_WISE_SUBTRACT (subtract): a - b" in out
+    rc, out, _ = run_cli(capsys, "caps", "--json", "sub", "div")
+    assert [d["operator"] for d in json.loads(out)] == ["ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_DIVIDE"]
+
+
+@pytest.mark.parametrize("flag", ["--level", "--feature-level"])
+def test_caps_hex_levels(capsys: pytest.CaptureFixture[str], flag: str) -> None:
+    rc, out, _ = run_cli(capsys, "caps", "--json", "add", flag, "0x5100")
+    assert rc == 0
+    assert json.loads(out) == [operator_support(OperatorType.ELEMENT_WISE_ADD, FeatureLevel.FL_5_1).to_dict()]
+    rc, out, _ = run_cli(capsys, "caps", "add", flag, "0X2100")
+    assert rc == 0 and "at FL 2_1" in out
+    rc, out, err = run_cli(capsys, "caps", "add", flag, "0x5101")
+    assert rc == 2 and out == "" and "unknown feature level '0x5101'" in err

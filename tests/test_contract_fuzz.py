@@ -75,7 +75,8 @@ from descriptors import (
     packed_strides,
     row_of,
 )
-from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
+from descriptors.optable import ELEMENTWISE_ROWS
+from descriptors.schema import NO_DEFAULT, FieldKind, OpRow, ReductionRow
 from gpuops import BindingError, UnsupportedError
 
 #: The only exception types the pipeline may raise (UnknownOperatorError is a DescriptorError; ConfigError,
@@ -85,7 +86,8 @@ ALLOWED = (DescriptorError, BindingError, TypeError, UnsupportedError, getattr(g
 FL = FeatureLevel
 F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
 LEVELS = sorted(FeatureLevel, reverse=True)  # FL_6_4 first: what a shrunk example uses
-FUSABLE = [r for r in ROWS if r.fusable]
+FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
+NONFUSABLE = [r.name for r in ROWS if r.name not in {f.name for f in FUSABLE}]
 SENTINEL = 0x5A
 MARGIN = 64  # bytes of sentinel before and after every buffer (keeps 64-byte alignment)
 MAX_ELEMENTS = 4096  # logical elements of a drawn "large" tensor (the exact integer references are per element)
@@ -287,7 +289,7 @@ def _tier_dims(row: OpRow, level: FeatureLevel, variant: str | None) -> tuple[in
 
 
 def _variant_name(row: OpRow, selector: Any) -> str | None:
-    if not row.variants:
+    if not isinstance(row, ReductionRow) or not row.variants:
         return None
     try:
         return row.field(row.selector).enum_type(selector).name  # type: ignore[misc]
@@ -382,7 +384,7 @@ def _fused(draw: st.DrawFn, level: FeatureLevel, wild: bool) -> tuple[Any, ...]:
     if wild:
         kind = draw(st.sampled_from(["nonfusable", "tensors", "string", "wild_param", "future"]))
         if kind == "nonfusable":
-            return ("act", draw(st.sampled_from([r.name for r in ROWS if not r.fusable])), {}, True)
+            return ("act", draw(st.sampled_from(NONFUSABLE)), {}, True)
         if kind == "tensors":
             return ("act", draw(st.sampled_from([r.name for r in FUSABLE])), {}, True)
         if kind == "string":
@@ -486,7 +488,7 @@ def recipes(draw: st.DrawFn, fuzz_percent: int = 45, binding_percent: int = 35) 
 
     # The selector first: it picks REDUCE's tiers.
     selector = None
-    if row.selector:
+    if isinstance(row, ReductionRow):
         enum_type = row.field(row.selector).enum_type
         selector = draw(st.sampled_from(list(enum_type)))  # type: ignore[arg-type]
         rec.params[row.selector] = selector
@@ -627,7 +629,7 @@ def _mutate(draw: st.DrawFn, rec: Recipe, row: OpRow) -> str:
             st.sampled_from([(), (0, 0), (-1,), (9,), (True,), (0.0,), [0], (np.int64(0),), None, 0, "0", (2**64,)])
         )
         return "axes"
-    if what == "selector" and row.selector:
+    if what == "selector" and isinstance(row, ReductionRow):
         rec.params[row.selector] = draw(st.sampled_from(WILD_ENUMS + [11, 12, np.int64(3)]))
         return "selector"
     if what == "missing_tensor" and roles:
@@ -1148,7 +1150,7 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
                 # The host is not correctly rounded (POW, ATAN_YX): its result may be anywhere within
                 # its stated bound, so the activation's reference is taken over that interval (at its
                 # ends, plus the value nearest to what came out).
-                delta = row.accuracy[0] * float(np.finfo(ct).eps) * np.abs(host64)
+                delta = row.accuracy.ulps * float(np.finfo(ct).eps) * np.abs(host64)
                 ends = [
                     NARY_REFERENCES[act.name](
                         [(host64 + sign * delta).astype(ct)], out_dt.numpy_dtype, act_params, None

@@ -181,7 +181,7 @@ def _accuracy(row: str) -> tuple[float, float]:
     """The op table's stated float32 accuracy (ulps, atol); rows without one: 4 ulps, as the
     library's own generated tests hold them (tests/test_nary_generated.py)."""
     acc = row_of(row).accuracy
-    return (max(acc[0], 0.5), acc[1]) if acc is not None else (4.0, 0.0)
+    return (max(acc.ulps, 0.5), acc.atol) if acc is not None else (4.0, 0.0)
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, ulps: float, atol: Any = 0.0, what: str = "") -> None:

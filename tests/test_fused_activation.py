@@ -36,12 +36,13 @@ from descriptors import (
     row_of,
     validate,
 )
-from descriptors.schema import NO_DEFAULT, OpRow
+from descriptors.optable import ELEMENTWISE_ROWS
+from descriptors.schema import NO_DEFAULT, Family, OpRow
 
 FL = FeatureLevel
 F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
 FLOATS = (F32, F16, BF16, F64)
-FUSABLE = [r for r in ROWS if r.fusable]
+FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
 ADD1 = desc_class("ELEMENT_WISE_ADD1")
 SIZES = (3, 7)
 T = TensorDesc(F32, SIZES)
@@ -84,10 +85,9 @@ def _run(
 
 def test_fusable_rows_are_directmls_list() -> None:
     assert {r.name for r in FUSABLE} == dml_activation.FUSABLE
-    for r in ROWS:
-        if r.fusable:
-            assert r.family == "activation" and not r.extension, r.name
-            assert all(f.kind.name != "INPUT_TENSOR" or f.name == "input_tensor" for f in r.fields), r.name
+    for r in FUSABLE:
+        assert r.family is Family.ACTIVATION and not r.extension, r.name
+        assert all(f.kind.name != "INPUT_TENSOR" or f.name == "input_tensor" for f in r.fields), r.name
 
 
 @pytest.mark.parametrize("name", sorted(dml_activation.DEFAULTS))
@@ -244,10 +244,10 @@ def test_kernel_source_holds_host_and_activation(name: str) -> None:
     assert compiled.kernel_name.endswith("_fused_" + name.lower()), compiled.kernel_name
     for f in row.param_fields:  # the activation's parameters are kernel arguments
         assert f"float32 fused_{f.kernel_name}" in src, src
-    for helper in row.preamble:  # and its helpers are in the one preamble
-        from descriptors.cuda_helpers import HELPERS
+    for helper in row.helpers:  # and its helpers are in the one preamble
+        from descriptors.optable import HELPERS
 
-        assert HELPERS[helper][0].strip() in src, helper
+        assert HELPERS[helper].source.strip() in src, helper
     assert src.count("ElementwiseKernel") == 1
 
 

@@ -25,8 +25,9 @@ from reference_activation import PARAMS as ACT_PARAMS
 from reference_nary import PARAMS
 
 import gpuops
-from descriptors import ROWS, DataType, ScaleBias, TensorDesc, desc_class, dtype_combinations, row_of
+from descriptors import DataType, ScaleBias, TensorDesc, desc_class, dtype_combinations, row_of
 from descriptors.compute import compute_plan
+from descriptors.optable import ELEMENTWISE_ROWS
 from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
 from gpuops import config, kernels
 from gpuops.codegen_numba import LOOP_TYPES, Untranslatable, loop_spec, translate
@@ -130,11 +131,9 @@ def _takes_loop(row: OpRow, combo: dict[str, DataType], sb: bool, fused: OpRow |
     return not NumpyKernel(row, combo, sb, fused).direct
 
 
-FUSABLE = [r for r in ROWS if r.fusable]
+FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
 CASES = []
-for _row in ROWS:
-    if _row.is_reduction or _row.family == "reduce":
-        continue
+for _row in ELEMENTWISE_ROWS:
     for _combo in dtype_combinations(_row.name):
         if not _is_float_combo(_combo):
             continue

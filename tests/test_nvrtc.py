@@ -24,7 +24,7 @@ import pytest
 import gpuops.nvrtc as gnvrtc
 from descriptors import ROWS, FeatureLevel, dtype_combinations
 from descriptors.compute import plan_problem
-from descriptors.cuda_helpers import HELPERS
+from descriptors.optable import HELPERS
 from descriptors.schema import OpRow
 from gpuops.codegen import BIAS, SCALE, KernelSpec, elementwise_kernel_spec
 
@@ -195,7 +195,7 @@ def test_require_nvrtc_fails_instead_of_skipping(monkeypatch: pytest.MonkeyPatch
 # ---------------------------------------------------------------------------------------
 # Fused activations: one kernel holding the operator and the activation.
 
-_FUSABLE = [r for r in ROWS if r.fusable]
+_FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
 _FUSED_HOSTS = [r for r in ROWS if r.fused_field is not None]
 
 

@@ -53,7 +53,7 @@ from descriptors import (
     desc_class,
     row_of,
 )
-from descriptors.cuda_helpers import helper_source
+from descriptors.optable import HELPERS
 from descriptors.schema import OpRow
 from gpuops import config
 from gpuops.backends import numba_loops, numpy_backend
@@ -321,7 +321,7 @@ def _host_program() -> Path:
     bodies = [_elementwise_source(k, name, dt) for k, (name, dt) in enumerate(HOST_ELEMENTWISE)]
     bodies += [_reduction_source(k, name, variant) for k, (name, variant) in enumerate(HOST_REDUCTIONS)]
     # Every helper the kernels name (gpuops.codegen's preambles), each once.
-    helpers = [h for name, _ in HOST_ELEMENTWISE for h in row_of(name).preamble]
+    helpers = [h for name, _ in HOST_ELEMENTWISE for h in row_of(name).helpers]
     helpers += [h for name, variant in HOST_REDUCTIONS for h in row_of(name).reductions[variant].helpers]
     n_ew = len(HOST_ELEMENTWISE)
     dispatch = [
@@ -347,7 +347,7 @@ def _host_program() -> Path:
         "  return 1;",
         "}",
     ]
-    source = "\n".join([_PRELUDE, helper_source(tuple(dict.fromkeys(helpers))), *bodies, *dispatch])
+    source = "\n".join([_PRELUDE, HELPERS.source(dict.fromkeys(helpers)), *bodies, *dispatch])
     folder = Path(tempfile.mkdtemp(prefix="gpuops_signed_zero_"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)  # the program and every run's files
     (folder / "kernels.cpp").write_text(source)

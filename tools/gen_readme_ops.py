@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from descriptors import ROWS, DataType  # noqa: E402
-from descriptors.accuracy import DOMAIN, gradient_scaled  # noqa: E402
+from descriptors.schema import ElementwiseRow, OpRow, Reduction, ReductionRow  # noqa: E402
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 README = ROOT / "README.md"
@@ -29,27 +29,27 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _extension(row: object, variant: str | None = None) -> str:
+def _extension(row: OpRow, variant: str | None = None) -> str:
     parts = []
-    if row.extension:  # type: ignore[attr-defined]
+    if row.extension:
         parts.append("gpuops operator")
     ext: set[DataType] = set()
-    for types in row.extension_types_for(variant).values():  # type: ignore[attr-defined]
+    for types in row.extension_types_for(variant).values():
         ext |= types
     if ext:
         parts.append("types: " + ", ".join(t.name for t in sorted(ext, key=DataType.doc_order)))
     return "; ".join(parts) or "no"
 
 
-def _accuracy(row: object) -> str:
-    """The stated float32 bound (descriptors/accuracy.py), or exact / one IEEE operation."""
-    acc = row.accuracy  # type: ignore[attr-defined]
+def _accuracy(row: ElementwiseRow) -> str:
+    """The row's stated float32 bound (descriptors/accuracy.py), or exact / one IEEE operation."""
+    acc = row.accuracy
     if acc is None:
         return "exact or 0.5 ulp"
-    ulps, atol = acc
+    ulps, atol = acc.bound
     text = "exact" if ulps == 0 and atol == 0 else f"{ulps:g} ulp"
-    per = "·\\|dd\\|" if gradient_scaled(row.name) else ""  # type: ignore[attr-defined]
-    domain = DOMAIN.get(row.name)  # type: ignore[attr-defined]
+    per = "·\\|dd\\|" if acc.per_dd else ""
+    domain = acc.domain
     return text + (f" + {atol:g}{per} absolute" if atol else "") + (f"; domain: {domain}" if domain else "")
 
 
@@ -65,21 +65,21 @@ _REDUCE_BOUNDS = {
 }
 
 
-def _reduce_accuracy(red: object) -> str:
-    kind, c = red.error  # type: ignore[attr-defined]
+def _reduce_accuracy(red: Reduction) -> str:
+    kind, c = red.error
     bound = _REDUCE_BOUNDS[kind].format(c=c)
     return bound if kind == "exact" else bound + " + rounding"
 
 
-def _reduction_lines(row: object) -> list[str]:
+def _reduction_lines(row: ReductionRow) -> list[str]:
     """Reductions: one line per selector value with its own tables (REDUCE's functions)."""
     lines = []
-    for variant, red in row.reductions.items():  # type: ignore[attr-defined]
-        if not row.variants and variant != next(iter(row.reductions)):  # type: ignore[attr-defined]
+    for variant, red in row.reductions.items():
+        if not row.variants and variant != next(iter(row.reductions)):
             continue
-        name = f"`{row.name}` {variant}" if row.variants else f"`{row.name}`"  # type: ignore[attr-defined]
-        summary = red.summary if row.variants else row.summary  # type: ignore[attr-defined]
-        level = row.introduced_for(variant if row.variants else None)  # type: ignore[attr-defined]
+        name = f"`{row.name}` {variant}" if row.variants else f"`{row.name}`"
+        summary = red.summary if row.variants else row.summary
+        level = row.introduced_for(variant if row.variants else None)
         ext = _extension(row, variant if row.variants else None)
         lines.append(f"| {name} | {_cell(summary)} | FL {level.label} | no | {_reduce_accuracy(red)} | {_cell(ext)} |")
     return lines
@@ -92,7 +92,7 @@ def ops_table() -> str:
         "|---|---|---|---|---|---|",
     ]
     for row in ROWS:
-        if row.is_reduction:
+        if isinstance(row, ReductionRow):
             lines += _reduction_lines(row)
             continue
         lines.append(

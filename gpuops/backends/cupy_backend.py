@@ -23,6 +23,7 @@ from .array_module import array_module
 
 __all__ = ["CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
 
+
 def is_usable() -> bool:
     try:
         import cupy

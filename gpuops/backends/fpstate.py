@@ -14,12 +14,13 @@ import numpy as np
 
 __all__ = ["ignore", "quiet", "restore"]
 
+_STATE: Any  # NumPy's error-state context variable, or None on another layout
 try:
-    from numpy._core.umath import _extobj_contextvar as _STATE  # type: ignore[attr-defined]
-    from numpy._core.umath import _make_extobj  # type: ignore[attr-defined]
+    from numpy._core import umath as _umath
 
-    _IGNORE = _make_extobj(all="ignore")
-except (ImportError, TypeError):  # pragma: no cover - another NumPy layout: the public API
+    _STATE = _umath._extobj_contextvar
+    _IGNORE = _umath._make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - another NumPy layout: the public API
     _STATE = None
 
 

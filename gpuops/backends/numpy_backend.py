@@ -22,8 +22,7 @@ import numpy as np
 
 from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
-from descriptors.numpy_impl_reduce import AFTER_UFUNC, SINGLE_UFUNC, accumulator_dtype
-from descriptors.schema import Domain, OpRow
+from descriptors.schema import Domain, ElementwiseRow, ReductionRow
 
 from .. import config
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
@@ -210,7 +209,11 @@ class NumpyKernel:
     """
 
     def __init__(
-        self, row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: OpRow | None = None
+        self,
+        row: ElementwiseRow,
+        dtypes: Mapping[str, DataType],
+        has_scale_bias: bool,
+        fused: ElementwiseRow | None = None,
     ) -> None:
         self.row = row
         self.plan = compute_plan(row, dtypes, has_scale_bias)
@@ -356,19 +359,21 @@ class NumpyReduceKernel:
     the output view.
     """
 
-    def __init__(self, row: OpRow, dtypes: Mapping[str, DataType], variant: str) -> None:
+    def __init__(self, row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> None:
         self.row = row
         self.plan = compute_plan(row, dtypes)
-        self.impl = row.reductions[variant].numpy
+        red = row.reductions[variant]
+        self.impl = red.numpy
         self.compute = self.plan.compute.numpy_dtype
         # SUM/MULTIPLY/MAX/MIN whose output has the accumulator's type: one ufunc reduction
         # straight into the output view (no temporary result, no copy).
         self.into: tuple[np.ufunc, np.dtype] | None = None
-        self.after = AFTER_UFUNC.get(variant) if row.selector == "function" else None  # MAX/MIN: zero signs
-        if row.selector == "function" and variant in SINGLE_UFUNC:
-            acc = accumulator_dtype(variant, self.compute)
+        shortcut = red.numpy_ufunc
+        self.after = shortcut.after if shortcut is not None else None  # MAX/MIN: zero signs
+        if shortcut is not None:
+            acc = shortcut.accumulator(self.compute)
             if acc == dtypes[row.output_fields[0].name].numpy_dtype:
-                self.into = (SINGLE_UFUNC[variant][0], acc)
+                self.into = (shortcut.ufunc, acc)
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here)."""

@@ -71,7 +71,8 @@ class Arrays:
             if _is_cupy(x) or hasattr(x, "__cuda_array_interface__"):
                 raise TypeError(
                     f"{what} is a GPU array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
-                    f"{self.device.backend} backend: pass a NumPy array, or use device=gpuops.Device('cupy')"
+                    f"{'NumPy' if self.device.backend == 'numpy' else 'emulator'} backend: pass a NumPy array, or "
+                    "use device=gpuops.Device('cupy')"
                 )
             return np.asarray(x)
         cupy = self.xp

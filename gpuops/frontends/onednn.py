@@ -1,4 +1,7 @@
-"""oneDNN's eltwise primitive over the gpuops core (shared/seeds/003, "Eltwise").
+"""oneDNN's eltwise primitive over the gpuops core.
+
+"The seed" below is oneDNN's developer guide page "Eltwise":
+https://oneapi-src.github.io/oneDNN/dev_guide_eltwise.html
 
 ``eltwise_forward(algorithm, src, alpha, beta)`` and ``eltwise_backward(algorithm, diff_dst,
 data, alpha, beta)`` only translate: each algorithm is one op-table row (forward) and one
@@ -84,8 +87,9 @@ from typing import Any
 
 import numpy as np
 
-from descriptors import DataType, OperatorDesc, RoundingMode, desc_class
+from descriptors import DataType, OperatorDesc, RoundingMode, desc_class, row_of
 from descriptors.float_range import float_problem
+from descriptors.schema import ElementwiseRow
 
 from ..device import Device
 from ._common import Arrays, default_device, empty, return_like, run, tensor
@@ -176,6 +180,7 @@ _FORWARD: dict[str, Callable[[float, float], tuple[str, _Params]]] = {
     "tanh": lambda a, b: ("ACTIVATION_TANH", {}),
 }
 assert {a.base for a in Algorithm} == set(_FORWARD)
+# The backward row of each algorithm is its forward row's link (``grad=`` in the op table).
 
 # Algorithms whose alpha must be >= 0, and why (the seed).
 _ALPHA_NONNEG = {
@@ -267,9 +272,15 @@ def backward_desc(
     alg = _algorithm(algorithm, "backward_desc")
     _no_round_backward(alg, "backward_desc")
     _check_alpha(alg, float(alpha), "backward_desc")
-    name = alg.value.removeprefix("eltwise_").upper()
     t = tensor(data_type, shape)
-    return desc_class(f"ELTWISE_{name}_GRAD")(t, t, t, alpha=float(alpha), beta=float(beta))
+    return desc_class(_backward_row(alg, float(alpha), float(beta)))(t, t, t, alpha=float(alpha), beta=float(beta))
+
+
+def _backward_row(alg: Algorithm, alpha: float, beta: float) -> str:
+    """The forward row's backward link (``grad=``, or ``grad_use_dst=`` for ``*_use_dst_for_bwd``)."""
+    forward = row_of(_FORWARD[alg.base](alpha, beta)[0])
+    assert isinstance(forward, ElementwiseRow)
+    return forward.grad_use_dst if alg.use_dst_for_bwd else forward.grad
 
 
 def _no_round_backward(alg: Algorithm, where: str) -> None:
@@ -296,7 +307,7 @@ def _target(arrays: Arrays, out: object, like: Any, name: str, like_name: str, a
     """The caller's output array as a backend array (``like`` itself when ``out`` is the input), checked."""
     if not _is_array(out):
         raise TypeError(f"{where}({alg}): {name} must be an array to write into (or None), got {type(out).__name__}")
-    arr = like if out is like else arrays.asarray(out, name)
+    arr: Any = like if out is like else arrays.asarray(out, name)
     if tuple(arr.shape) != tuple(like.shape):
         raise ValueError(f"{where}({alg}): {name} has shape {tuple(arr.shape)}, {like_name} {tuple(like.shape)}")
     if arr.dtype != like.dtype:

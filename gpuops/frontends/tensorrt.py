@@ -4,9 +4,10 @@
 ``reduce(input, op, axes, keep_dims)`` is ``network.add_reduce(input, op, axes, keep_dims)``,
 run at once on arrays (no network, no engine). Each call is translated into exactly one
 DirectML descriptor and run on a :class:`gpuops.Device` (``device=``, else
-:func:`._common.default_device`); the result is an array of the inputs' kind. Sources: the
-TensorRT operator pages ``shared/seeds/000_06f18b225ccba1b8.txt`` (ElementWise) and
-``shared/seeds/002_7f0fd05cb6bc2ed1.txt`` (Reduce).
+:func:`._common.default_device`); the result is an array of the inputs' kind. Sources ("the
+seed" below): TensorRT's operator reference, ElementWise
+(https://docs.nvidia.com/deeplearning/tensorrt/operators/docs/ElementWise.html) and Reduce
+(https://docs.nvidia.com/deeplearning/tensorrt/operators/docs/Reduce.html).
 
 =======================  =================================================  ======
 TensorRT                 DirectML descriptor                                output
