@@ -236,25 +236,20 @@ class _Demo:
         import gpuops
 
         self.device = gpuops.Device(backend)
-        if self.device.backend == "cupy":
-            import cupy
+        if self.device.backend != "numpy":  # CuPy, or the CUDA emulator's stand-in for it
+            from gpuops.backends.array_module import array_module
 
-            self.to_device: Callable[[np.ndarray], Any] = lambda a: cupy.asarray(np.ascontiguousarray(a).ravel())
-            self.empty: Callable[[int, np.dtype], Any] = lambda n, dt: cupy.empty(n, dt)
-            self.to_host: Callable[[Any], np.ndarray] = cupy.asnumpy
+            xp = array_module(self.device.backend)
+            self.to_device: Callable[[np.ndarray], Any] = lambda a: xp.asarray(np.ascontiguousarray(a).ravel())
+            self.empty: Callable[[int, np.dtype], Any] = lambda n, dt: xp.empty(n, dt)
+            self.to_host: Callable[[Any], np.ndarray] = xp.asnumpy
+            self.put: Callable[[np.ndarray], Any] = xp.asarray
         else:
             self.to_device = lambda a: np.ascontiguousarray(a).ravel().copy()
             self.empty = lambda n, dt: np.empty(n, dt)
             self.to_host = np.asarray
+            self.put = lambda a: a  # front-ends take the backend's own arrays
         self.failures = 0
-
-    def put(self, a: np.ndarray) -> Any:
-        """``a`` as an array of the backend (front-ends take the backend's own arrays)."""
-        if self.device.backend == "cupy":
-            import cupy
-
-            return cupy.asarray(a)
-        return a
 
     def run(
         self,

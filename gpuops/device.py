@@ -325,8 +325,8 @@ class CompiledOperator:
         impl = device._impl
         if device.backend in GPU_BACKENDS:
             xp = device._xp
-            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec, xp), lambda: spec.source)
-            # gpuops' flat/rows RawKernels unless GPUOPS_CUPY_FAST=0 (config.override(cupy_fast=False)).
+            # gpuops' flat/rows RawKernels unless GPUOPS_CUPY_FAST=0 (config.override(cupy_fast=False)); CuPy's
+            # ElementwiseKernel only where neither applies (one kernel per operator, as build_count() says).
             self._fast_plan = self._plan_fast(desc) if config.settings().cupy_fast else None
             if self._fast_plan is not None:
                 from .backends.cupy_fast import CupyFastKernel
@@ -334,6 +334,8 @@ class CompiledOperator:
                 kind = self._fast_plan.kind
                 self._fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind, xp=xp))
                 self._fast_prepared = self._fast.prepare(self.scalars)
+                return
+            self._kernel = kernels.get_or_build(key, lambda: impl.CupyKernel(spec, xp), lambda: spec.source)
         else:
             from .backends import numba_loops
 

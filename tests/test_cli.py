@@ -193,11 +193,13 @@ def test_demo_numpy(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.gpu
-def test_demo_cupy(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = run_cli(capsys, "demo", "--backend", "cupy")
+def test_demo_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import GPU
+
+    rc, out, _ = run_cli(capsys, "demo", "--backend", GPU)
     assert rc == 0, out
     _check_demo_output(out)
-    assert "backend: cupy" in out
+    assert f"backend: {GPU}" in out
 
 
 def test_demo_cupy_without_cuda_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,7 @@
 
 On the CPU: ``CupyFastKernel`` assembles its launch (pointer arguments, scalars, 32-bit size
 arguments, grid and block) in the order the generated source declares, checked against a
-recording stand-in for ``cupy.RawKernel``. On a GPU: every layout the planner routes to a
+recording stand-in for ``cupy.RawKernel``. On a GPU (or the CUDA emulator): every layout the planner routes to a
 fast kernel (packed, size-1 dimensions, scalar, row and column broadcast, transposed, a
 strided output, misaligned buffers, in place) gives exactly the NumPy backend's bits, and
 the same bits as CuPy's ``ElementwiseKernel`` with the fast paths turned off.
@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, random_values, read_tensor, uint_view
+from conftest import GPU
+from helpers import buffer_elements, buffer_for, random_values, read_tensor, uint_view
 
 import gpuops
 from descriptors import (
@@ -30,6 +31,7 @@ from descriptors import (
     TensorDesc,
     desc_class,
 )
+from gpuops.backends.array_module import array_module
 from gpuops.codegen import elementwise_kernel_spec
 from gpuops.launch_plan import launch_config, plan_tensors, size_args
 
@@ -160,11 +162,11 @@ _LAYOUTS = [
 
 
 def _run(device: gpuops.Device, desc: Any, hosts: list[np.ndarray], outputs_desc: TensorDesc, offset: int = 0) -> Any:
-    xp = np if device.backend == "numpy" else __import__("cupy")
+    xp = np if device.backend == "numpy" else array_module(device.backend)
     op = device.compile_operator(device.create_operator(desc))
     bufs = []
     for h in hosts:
-        if device.backend == "cupy" and offset:  # the same data starting `offset` elements into an allocation
+        if device.backend != "numpy" and offset:  # the same data starting `offset` elements into an allocation
             big = xp.zeros(h.size + offset, h.dtype)
             big[offset:] = xp.asarray(h)
             bufs.append(big[offset:])
@@ -192,17 +194,18 @@ def _descs(a: TensorDesc, b: TensorDesc, out: TensorDesc, which: str) -> Any:
 def test_fast_paths_match_numpy_and_elementwise(layout: tuple, which: str) -> None:
     name, a, b, out, path = layout
     rng = np.random.default_rng(zlib.crc32(f"{name} {which}".encode()))
-    hosts = [buffer_for(t, random_values(t.data_type, t.sizes, rng)) for t in (a, b)]
+    # Random buffers: positions a stride-0 dimension shares read one element, as on the device.
+    hosts = [random_values(t.data_type, (buffer_elements(t),), rng) for t in (a, b)]
     desc = _descs(a, b, out, which)
     _, want = _run(gpuops.Device("numpy"), desc, hosts, out)
-    op, got = _run(gpuops.Device("cupy"), desc, hosts, out)
+    op, got = _run(gpuops.Device(GPU), desc, hosts, out)
     assert op.launch_path == path, name
     np.testing.assert_array_equal(uint_view(got), uint_view(want), err_msg=f"{name} {which} on {path}")
     # Buffers 4 bytes off a 16-byte boundary: the flat kernel drops to scalar accesses.
-    _, got_off = _run(gpuops.Device("cupy"), desc, hosts, out, offset=1)
+    _, got_off = _run(gpuops.Device(GPU), desc, hosts, out, offset=1)
     np.testing.assert_array_equal(uint_view(got_off), uint_view(want), err_msg=f"{name} {which} misaligned")
     with gpuops.config.override(cupy_fast=False):
-        op_general, got_general = _run(gpuops.Device("cupy"), desc, hosts, out)
+        op_general, got_general = _run(gpuops.Device(GPU), desc, hosts, out)
     assert op_general.launch_path == "elementwise"
     np.testing.assert_array_equal(
         uint_view(got_general), uint_view(got), err_msg=f"{name} {which} vs ElementwiseKernel"
@@ -213,7 +216,7 @@ def test_fast_paths_match_numpy_and_elementwise(layout: tuple, which: str) -> No
 @pytest.mark.parametrize("kind", ["flat", "rows"])
 def test_fast_paths_in_place(kind: str) -> None:
     """The output bound to A's buffer (identical descriptors): each element read before it is written."""
-    import cupy
+    xp = array_module(GPU)
 
     sizes = (257, 65)
     a_desc = TensorDesc(F32, sizes)
@@ -221,11 +224,11 @@ def test_fast_paths_in_place(kind: str) -> None:
     rng = np.random.default_rng(5)
     a_host = rng.standard_normal(sizes).astype(np.float32)
     b_host = buffer_for(b_desc, np.broadcast_to(rng.standard_normal((1, sizes[1])).astype(np.float32), sizes))
-    dev = gpuops.Device("cupy")
+    dev = gpuops.Device(GPU)
     op = dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a_desc, b_desc, a_desc)))
     assert op.launch_path == kind
-    a = cupy.asarray(a_host.ravel())
-    op.execute([a, cupy.asarray(b_host)], [a])
+    a = xp.asarray(a_host.ravel())
+    op.execute([a, xp.asarray(b_host)], [a])
     want = a_host + read_tensor(b_host, b_desc)  # one float32 rounding: np.add's
     np.testing.assert_array_equal(a.get().reshape(sizes), want)
 
@@ -233,15 +236,15 @@ def test_fast_paths_in_place(kind: str) -> None:
 @pytest.mark.gpu
 def test_scale_bias_flat_in_place() -> None:
     """IDENTITY with ScaleBias in place: x * scale + bias, two float32 roundings (gpuops_scale_bias)."""
-    import cupy
+    xp = array_module(GPU)
 
     t = TensorDesc(F32, (4099,))
     x_host = np.random.default_rng(9).standard_normal(4099).astype(np.float32)
     desc = desc_class("ELEMENT_WISE_IDENTITY")(t, t, scale_bias=ScaleBias(np.float32(0.5), np.float32(-2)))
-    dev = gpuops.Device("cupy")
+    dev = gpuops.Device(GPU)
     op = dev.compile_operator(dev.create_operator(desc))
     assert op.launch_path == "flat"
-    x = cupy.asarray(x_host)
+    x = xp.asarray(x_host)
     op.execute([x], [x])
     np.testing.assert_array_equal(x.get(), x_host * np.float32(0.5) + np.float32(-2))
 
@@ -249,7 +252,7 @@ def test_scale_bias_flat_in_place() -> None:
 @pytest.mark.gpu
 def test_int8_output_flat() -> None:
     """Mixed item sizes: the pack is set by the widest operand; the narrow one moves pack * 1 bytes."""
-    dev = gpuops.Device("cupy")
+    dev = gpuops.Device(GPU)
     t = TensorDesc(I8, (1000,))
     desc = ElementWiseAddOperatorDesc(t, t, t)
     rng = np.random.default_rng(3)

@@ -22,6 +22,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import GPU
 from helpers import buffer_elements, buffer_for, random_values, read_tensor, to_backend, to_host, uint_view
 
 import gpuops
@@ -47,6 +48,7 @@ from descriptors import (
     ReduceOperatorDesc,
     TensorDesc,
 )
+from gpuops.backends.array_module import array_module
 from gpuops.frontends import _common
 from gpuops.frontends import tensorrt as trt
 from gpuops.frontends.tensorrt import ElementWiseOperation as EWO
@@ -671,15 +673,14 @@ def test_device_argument_is_used(backend: str, xp: Any) -> None:
 
 @pytest.mark.gpu
 def test_host_and_gpu_arrays_are_not_mixed() -> None:
-    import cupy
-
-    gpu = gpuops.Device("cupy")
+    xp = array_module(GPU)  # cupy, or the CUDA emulator's stand-in for it
+    gpu = gpuops.Device(GPU)
     with pytest.raises(TypeError, match="host array"):
         trt.elementwise(np.ones(2, np.float32), np.ones(2, np.float32), EWO.SUM, device=gpu)
     with pytest.raises(TypeError, match="GPU array"):
-        trt.reduce(cupy.ones(2, cupy.float32), RO.SUM, 1, True, device=gpuops.Device("numpy"))
-    got = trt.reduce(cupy.ones((2, 3), cupy.float32), RO.SUM, 2, False, device=gpu)
-    assert isinstance(got, cupy.ndarray) and got.get().tolist() == [3.0, 3.0]
+        trt.reduce(xp.ones(2, xp.float32), RO.SUM, 1, True, device=gpuops.Device("numpy"))
+    got = trt.reduce(xp.ones((2, 3), xp.float32), RO.SUM, 2, False, device=gpu)
+    assert isinstance(got, xp.ndarray) and got.get().tolist() == [3.0, 3.0]
 
 
 @pytest.mark.parametrize(("type_name", "n"), [("int8", 3), ("bool", 1), ("float16", 3), ("bfloat16", 1)])

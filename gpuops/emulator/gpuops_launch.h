@@ -45,11 +45,20 @@ struct Fibers {
                    -1, 0);
     if (p == MAP_FAILED) fatal("cannot map fiber stacks");
     stacks = static_cast<unsigned char *>(p);
-    for (size_t i = 0; i < n; ++i) mprotect(stacks + i * (kStack + page), page, PROT_NONE);  // guard page
+    for (size_t i = 0; i < n; ++i)  // a guard page below each stack
+      if (mprotect(stacks + i * (kStack + page), page, PROT_NONE) != 0) fatal("cannot protect a fiber stack guard page");
     capacity = n;
     ctx.resize(n);
     done.resize(n);
     barriers.resize(n);
+  }
+  // The stacks live for one launch only. Each guard page splits the mapping, so a pool kept per shared object
+  // (one per compiled unit) would add ~2 mappings per thread for every unit ever launched and soon pass the
+  // kernel's vm.max_map_count: mmap then fails anywhere in the process (MemoryError, a crash).
+  void release() {
+    if (stacks) munmap(stacks, capacity * (kStack + page));
+    stacks = nullptr;
+    capacity = 0;
   }
   unsigned char *stack(size_t i) { return stacks + i * (kStack + page) + page; }
 };
@@ -124,6 +133,10 @@ inline void run_grid(void (*body)(void **), void **args, const unsigned *grid, c
   block_dim = dim3(block[0], block[1], block[2]);
   const unsigned n = static_cast<unsigned>(nthreads);
   Fibers &f = fibers;
+  struct Release {
+    Fibers &f;
+    ~Release() { f.release(); }
+  } release{f};
   if (use_fibers) {
     f.reserve(n);
     f.body = body;

@@ -3,22 +3,47 @@ checked launch, and ``RawKernel``.
 
 Each distinct (translation unit, kernel name) is compiled once per process (and once per machine, through
 the build's disk cache); :func:`prebuild` compiles many in one batch, in parallel, ahead of their first
-launch.
+launch. :func:`recording` finds out which kernels a piece of code needs without compiling them (its launches
+of them do nothing), so that a test session can build every kernel in one batch first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .build import HostKernel, KernelSource, build
 from .packing import raw_argument
 
-__all__ = ["RawKernel", "cupy_headers", "get_kernel", "launch", "prebuild"]
+__all__ = ["RawKernel", "cupy_headers", "get_kernel", "launch", "prebuild", "recording"]
 
 _cache: dict[tuple[str, str], HostKernel] = {}
 _lock = threading.Lock()
+_recorded: dict[tuple[str, str], KernelSource] | None = None
+
+
+class Unbuilt:
+    """A kernel met while :func:`recording`: not compiled, and launching it does nothing."""
+
+    def __init__(self, source: KernelSource) -> None:
+        self.name = source.name
+        self.source = source
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[tuple[str, str], KernelSource]]:
+    """Within this block, a kernel not compiled yet is recorded (in the dict yielded) instead of compiled, and
+    its launches do nothing: outputs keep whatever they held. For dry runs only; not thread-safe."""
+    global _recorded
+    if _recorded is not None:
+        raise RuntimeError("emulator: recording() blocks do not nest")
+    _recorded = {}
+    try:
+        yield _recorded
+    finally:
+        _recorded = None
 
 
 def cupy_headers() -> str:
@@ -45,7 +70,12 @@ def prebuild(sources: Iterable[KernelSource]) -> list[HostKernel]:
 def get_kernel(code: str, name: str) -> HostKernel:
     """The compiled kernel ``name`` of translation unit ``code`` (built on first use)."""
     hit = _cache.get((code, name))
-    return hit if hit is not None else prebuild([KernelSource(code, name)])[0]
+    if hit is not None:
+        return hit
+    if _recorded is not None:
+        source = _recorded.setdefault((code, name), KernelSource(code, name))
+        return Unbuilt(source)  # type: ignore[return-value]  # launch() knows it
+    return prebuild([KernelSource(code, name)])[0]
 
 
 def _dims(what: str, v: Any) -> tuple[int, int, int]:
@@ -67,6 +97,8 @@ def launch(
     CuPy passes whatever it is given and the GPU reads the parameters it declares, so a wrong count or
     width there reads garbage; here it is a ``TypeError`` naming the parameter.
     """
+    if isinstance(kernel, Unbuilt):
+        return
     sizes = kernel.param_sizes
     if len(args) != len(sizes):
         raise TypeError(f"kernel {kernel.name} takes {len(sizes)} arguments, {len(args)} given")
@@ -99,7 +131,10 @@ class RawKernel:
     @property
     def kernel(self) -> HostKernel:
         if self._kernel is None:
-            self._kernel = get_kernel(self.code, self.name)
+            kernel = get_kernel(self.code, self.name)
+            if isinstance(kernel, Unbuilt):
+                return kernel
+            self._kernel = kernel
         return self._kernel
 
     def compile(self, log_stream: Any = None) -> None:

@@ -20,10 +20,18 @@ __all__ = [
     "MemoryPointer",
     "ndarray",
     "array",
+    "ascontiguousarray",
     "asarray",
     "asnumpy",
     "empty",
+    "empty_like",
     "expand_dims",
+    "ones_like",
+    "clip",
+    "isnan",
+    "may_share_memory",
+    "where",
+    "shares_memory",
     "from_numpy",
     "full",
     "ones",
@@ -200,12 +208,17 @@ class ndarray:  # noqa: N801 - CuPy's name
     # ---- CuPy's internal view constructor (flags inherited, then optionally updated)
 
     def _view(
-        self, shape: Sequence[int], strides: Sequence[int], update_c: bool, update_f: bool, offset: int = 0
+        self,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        update_c: bool,
+        update_f: bool,
+        offset: int = 0,
+        dtype: np.dtype | None = None,
     ) -> ndarray:
         v = ndarray.__new__(ndarray)
-        v._init(
-            self.data + offset, tuple(shape), tuple(strides), self.dtype, self.base if self.base is not None else self
-        )
+        base = self.base if self.base is not None else self
+        v._init(self.data + offset, tuple(shape), tuple(strides), self.dtype if dtype is None else dtype, base)
         if not update_c:
             v._c_contiguous = self._c_contiguous
         if not update_f:
@@ -216,7 +229,7 @@ class ndarray:  # noqa: N801 - CuPy's name
     def _from_numpy_view(self, view: np.ndarray) -> ndarray:
         """An ndarray over ``view``, a NumPy view of this array's memory (flags recomputed)."""
         offset = int(view.__array_interface__["data"][0]) - self.data.ptr if view.size else 0
-        return self._view(view.shape, view.strides, True, True, offset)
+        return self._view(view.shape, view.strides, True, True, offset, view.dtype)
 
     # ---- attributes
 
@@ -263,6 +276,25 @@ class ndarray:  # noqa: N801 - CuPy's name
         )
 
     # ---- views and copies
+
+    def _scalar(self, what: str) -> Any:
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python scalars ({what})")
+        return self._arr.reshape(-1)[0]
+
+    def __int__(self) -> int:  # CuPy converts a size-1 array (a device-to-host copy)
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __index__(self) -> int:
+        if self.ndim or self.dtype.kind not in "iub":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._scalar("index"))
 
     def reshape(self, *shape: Any, order: str = "C") -> ndarray:
         if order != "C":
@@ -402,3 +434,72 @@ def expand_dims(a: ndarray, axis: int | Sequence[int]) -> ndarray:
     if not isinstance(a, ndarray):
         raise TypeError(f"expand_dims: expected an emulator ndarray (got {type(a).__name__})")
     return a._from_numpy_view(np.expand_dims(a._arr, axis))
+
+
+def ascontiguousarray(a: ndarray, dtype: Any = None) -> ndarray:
+    """``cupy.ascontiguousarray``: ``a`` itself when C-contiguous (and of ``dtype``), else a C-contiguous copy."""
+    if not isinstance(a, ndarray):
+        raise TypeError(f"ascontiguousarray: expected an emulator ndarray (got {type(a).__name__})")
+    if a.flags.c_contiguous and (dtype is None or np.dtype(dtype) == a.dtype):
+        return a
+    out = empty(a.shape, a.dtype if dtype is None else dtype)
+    out._arr[...] = a._arr
+    return out
+
+
+def empty_like(a: ndarray, dtype: Any = None) -> ndarray:
+    """``cupy.empty_like`` (C order)."""
+    return empty(a.shape, a.dtype if dtype is None else dtype)
+
+
+def ones_like(a: ndarray, dtype: Any = None) -> ndarray:
+    """``cupy.ones_like`` (C order)."""
+    return ones(a.shape, a.dtype if dtype is None else dtype)
+
+
+def shares_memory(a: ndarray, b: ndarray, max_work: Any = None) -> bool:
+    """``cupy.shares_memory``: whether two emulator arrays overlap (exactly, through their NumPy views)."""
+    if not isinstance(a, ndarray) or not isinstance(b, ndarray):
+        raise TypeError("shares_memory: both arguments must be emulator ndarrays")
+    return bool(np.shares_memory(a._arr, b._arr))
+
+
+def may_share_memory(a: ndarray, b: ndarray, max_work: Any = None) -> bool:
+    """``cupy.may_share_memory``: whether the byte ranges of two emulator arrays overlap (bounds only)."""
+    if not isinstance(a, ndarray) or not isinstance(b, ndarray):
+        raise TypeError("may_share_memory: both arguments must be emulator ndarrays")
+    return bool(np.may_share_memory(a._arr, b._arr))
+
+
+# ---------------------------------------------------------------------------------------------- library
+# CuPy's own library functions the front-ends call (not gpuops kernels): computed by NumPy over the
+# emulated device memory, each giving a new emulator array as CuPy gives a new device array.
+
+
+def _operand(x: Any, what: str) -> Any:
+    if isinstance(x, ndarray):
+        return x._arr
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"{what}: a NumPy array is not a device array (use asarray), as in CuPy")
+    return x  # a Python or NumPy scalar
+
+
+def _wrap(result: np.ndarray) -> ndarray:
+    out = empty(result.shape, result.dtype)
+    out._arr[...] = result
+    return out
+
+
+def where(condition: ndarray, x: Any, y: Any) -> ndarray:
+    """``cupy.where(condition, x, y)``."""
+    return _wrap(np.where(_operand(condition, "where"), _operand(x, "where"), _operand(y, "where")))
+
+
+def isnan(x: ndarray) -> ndarray:
+    """``cupy.isnan``."""
+    return _wrap(np.isnan(_operand(x, "isnan")))
+
+
+def clip(a: ndarray, a_min: Any, a_max: Any) -> ndarray:
+    """``cupy.clip``."""
+    return _wrap(np.clip(_operand(a, "clip"), _operand(a_min, "clip"), _operand(a_max, "clip")))

@@ -14,10 +14,32 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .build import CompilerUnavailable, KernelSource, compiler
 from .elementwise import ElementwiseKernel
 from .kernels import RawKernel, prebuild
-from .memory import MemoryPointer, array, asarray, asnumpy, empty, expand_dims, from_numpy, full, ndarray, ones, zeros
+from .memory import (
+    MemoryPointer,
+    array,
+    asarray,
+    ascontiguousarray,
+    asnumpy,
+    clip,
+    empty,
+    empty_like,
+    expand_dims,
+    from_numpy,
+    full,
+    isnan,
+    may_share_memory,
+    ndarray,
+    ones,
+    ones_like,
+    shares_memory,
+    where,
+    zeros,
+)
 from .reduction import ReductionKernel
 
 __all__ = [
@@ -27,21 +49,34 @@ __all__ = [
     "RawKernel",
     "ReductionKernel",
     "array",
+    "ascontiguousarray",
     "asarray",
     "asnumpy",
+    "clip",
     "empty",
+    "empty_like",
     "expand_dims",
     "from_numpy",
     "full",
     "is_available",
+    "isnan",
+    "may_share_memory",
     "ndarray",
     "ones",
+    "ones_like",
     "prebuild",
+    "shares_memory",
     "unavailable_reason",
+    "where",
     "zeros",
 ]
 
 __version__ = "gpuops-emulator"
+
+# CuPy re-exports NumPy's scalar types (``cupy.float32 is numpy.float32``); so does its stand-in.
+bool_, int8, int16, int32, int64 = np.bool_, np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+float16, float32, float64 = np.float16, np.float32, np.float64
 
 
 @functools.cache

@@ -5,8 +5,9 @@ runs it here (``Device.create_operator`` + ``compile_operator``, cached per desc
 ``execute``); it has no op logic of its own. Arrays: NumPy arrays (and anything
 ``numpy.asarray`` takes) on the NumPy backend; CuPy arrays, and anything with
 ``__cuda_array_interface__`` or ``__dlpack__`` (a torch tensor on the GPU), on the CuPy
-backend. Nothing is moved between host and GPU behind the caller's back: an array of the
-other side is a ``TypeError`` saying so.
+backend; the emulator's arrays (``gpuops.emulator.runtime``, its stand-in for CuPy) on the emulator
+backend. Nothing is moved between host and GPU behind the
+caller's back: an array of the other side is a ``TypeError`` saying so.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc
 
+from ..backends.array_module import GPU_BACKENDS, array_module
 from ..device import CompiledOperator, Device
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "default_device",
     "empty",
     "flat_buffer",
+    "is_emulator_array",
     "return_like",
     "run",
     "shape_of",
@@ -47,44 +50,53 @@ def _is_cupy(x: object) -> bool:
     return type(x).__module__.split(".")[0] == "cupy"
 
 
+def is_emulator_array(x: object) -> bool:
+    """An array of the CUDA emulator (``gpuops.emulator.runtime.ndarray``, its stand-in for ``cupy.ndarray``)."""
+    return type(x).__module__ == "gpuops.emulator.memory" and type(x).__name__ == "ndarray"
+
+
 class Arrays:
-    """The array module of a device (numpy or cupy) and conversions into it."""
+    """The array module of a device (numpy, cupy, or the emulator's stand-in for cupy) and conversions into it."""
 
     def __init__(self, device: Device) -> None:
         self.device = device
-        if device.backend == "cupy":
-            import cupy
-
-            self.xp: Any = cupy
+        if device.backend in GPU_BACKENDS:
+            self.xp: Any = array_module(device.backend)
         else:
             self.xp = np
 
     def asarray(self, x: object, what: str) -> Any:
         """``x`` as an array of this backend, without copying where it already is one.
 
-        A masked array is refused: its mask would be dropped, a silent wrong answer."""
+        A masked array is refused: its mask would be dropped, a silent wrong answer. The emulator's front-ends
+        are as strict as CuPy's: they take emulator arrays and refuse host arrays, so that code that would pass
+        NumPy arrays to a GPU device fails in CI too."""
         if isinstance(x, np.ma.MaskedArray):
             raise TypeError(
                 f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
             )
-        if self.device.backend in ("numpy", "emulator"):  # both bind NumPy arrays
-            if _is_cupy(x) or hasattr(x, "__cuda_array_interface__"):
+        backend = self.device.backend
+        if backend == "numpy":
+            if _is_cupy(x) or is_emulator_array(x) or hasattr(x, "__cuda_array_interface__"):
                 raise TypeError(
                     f"{what} is a GPU array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
-                    f"{'NumPy' if self.device.backend == 'numpy' else 'emulator'} backend: pass a NumPy array, or "
-                    "use device=gpuops.Device('cupy')"
+                    "NumPy backend: pass a NumPy array (x.get()), or use the device the array belongs to"
                 )
             return np.asarray(x)
-        cupy = self.xp
-        if isinstance(x, cupy.ndarray):
+        xp = self.xp
+        if isinstance(x, xp.ndarray):
             return x
-        if hasattr(x, "__cuda_array_interface__"):
-            return cupy.asarray(x)
-        if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
-            return cupy.from_dlpack(x)
+        if backend == "cupy":
+            if hasattr(x, "__cuda_array_interface__"):
+                return xp.asarray(x)
+            if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
+                return xp.from_dlpack(x)
+            hint = "pass a CuPy array (cupy.asarray(x)) or a GPU tensor"
+        else:
+            hint = "pass an emulator array (gpuops.emulator.runtime.asarray(x)), as CuPy would need cupy.asarray(x)"
         raise TypeError(
-            f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the CuPy "
-            "backend: pass a CuPy array (cupy.asarray(x)) or a GPU tensor"
+            f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
+            f"{'CuPy' if backend == 'cupy' else 'emulator'} backend: {hint}"
         )
 
 

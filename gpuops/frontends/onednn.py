@@ -92,7 +92,7 @@ from descriptors.float_range import float_problem
 from descriptors.schema import ElementwiseRow
 
 from ..device import Device
-from ._common import Arrays, default_device, empty, return_like, run, tensor
+from ._common import Arrays, default_device, empty, is_emulator_array, return_like, run, tensor
 from ._common import arrays as _common_arrays
 
 __all__ = [
@@ -300,7 +300,9 @@ def _device(device: Device | None, where: str) -> Device:
 
 
 def _is_array(x: object) -> bool:
-    return any(hasattr(x, a) for a in ("__array_interface__", "__cuda_array_interface__", "__dlpack__"))
+    return is_emulator_array(x) or any(
+        hasattr(x, a) for a in ("__array_interface__", "__cuda_array_interface__", "__dlpack__")
+    )
 
 
 def _target(arrays: Arrays, out: object, like: Any, name: str, like_name: str, alg: Algorithm, where: str) -> Any:

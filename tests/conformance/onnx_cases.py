@@ -24,7 +24,7 @@ Skip reasons come in four kinds, each spelled out per case: ``unsupported data t
 differ: ...`` (:data:`DIRECTML_DIFFERENCES`, each one written down precisely). A case is never
 skipped because it fails.
 
-``python tests/conformance/onnx_cases.py [numpy|cupy]`` prints the table.
+``python tests/conformance/onnx_cases.py [numpy|cupy|emulator]`` prints the table.
 """
 
 from __future__ import annotations
@@ -273,11 +273,12 @@ def load(case: Case) -> Loaded:
 
 
 def _xp(device: gpuops.Device) -> Any:
-    if device.backend == "cupy":
-        import cupy
+    """The backend's array module: NumPy, CuPy, or the CUDA emulator's stand-in for CuPy."""
+    if device.backend == "numpy":
+        return np
+    from gpuops.backends.array_module import array_module
 
-        return cupy
-    return np
+    return array_module(device.backend)
 
 
 def _host(x: Any) -> np.ndarray:
@@ -827,6 +828,6 @@ def format_table(rows: Sequence[Row], backend: str = "numpy") -> str:
 
 if __name__ == "__main__":
     backend = sys.argv[1] if len(sys.argv) > 1 else "numpy"
-    if backend not in ("numpy", "cupy"):
-        sys.exit(f"usage: python {sys.argv[0]} [numpy|cupy]")
+    if backend not in ("numpy", "cupy", "emulator"):
+        sys.exit(f"usage: python {sys.argv[0]} [numpy|cupy|emulator]")
     print(format_table(conformance_rows(backend), backend), end="")
