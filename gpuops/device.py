@@ -439,10 +439,16 @@ class CompiledOperator:
             inputs, outputs = _unwrap_emulator_arrays(inputs), _unwrap_emulator_arrays(outputs)
         inputs, outputs, aliased = self._binding.check(inputs, outputs)
         if self._emulated:
+            from .emulator import kernels as emulated_kernels
+            from .emulator import launches
             from .emulator.memory import from_numpy
 
             inputs = [None if b is None else from_numpy(b) for b in inputs]
             outputs = [from_numpy(b) for b in outputs]
+            if not emulated_kernels.is_recording():  # a dry run's launches do nothing: not counted
+                fn = getattr(self.desc, "function", None)
+                name = f"{self.row.name} {fn.name}" if self.row.name == "REDUCE" and fn is not None else self.row.name
+                launches.record(name, self.launch_path)
         if self._fast_plan is not None:  # gpuops' flat/rows RawKernel: it takes the bound buffers as they are
             ins = [inputs[k] for k, _ in self._in_views]
             self._fast.run(ins, outputs[0], self._fast_prepared, self._fast_plan)

@@ -124,9 +124,14 @@ def plan_two_pass(
     sizes: tuple[int, ...],
     strides: tuple[int, ...],
     axes: tuple[int, ...],
-    policy: TwoPassPolicy = DEFAULT_POLICY,
+    policy: TwoPassPolicy | None = None,
 ) -> TwoPassPlan | None:
-    """The two-pass layout of a reduction, or None when one launch is the right choice."""
+    """The two-pass layout of a reduction, or None when one launch is the right choice.
+
+    ``policy`` defaults to the module's ``DEFAULT_POLICY``, read at each call (a test may replace it to
+    send small reductions down the two-pass path)."""
+    if policy is None:
+        policy = DEFAULT_POLICY
     red = set(axes)
     outputs = math.prod(s for i, s in enumerate(sizes) if i not in red)
     reduced = math.prod(sizes[i] for i in red)

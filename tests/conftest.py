@@ -136,8 +136,61 @@ def _sanitized() -> bool:
     return _sanitize_default()
 
 
+def emulator_pairs() -> list[tuple[str, str]]:
+    """Every (op-table row, launch path) pair the emulator can run: element-wise rows on ``flat``,
+    ``rows`` and ``elementwise``; each REDUCE function, ARGMAX and ARGMIN one pass and two passes."""
+    from descriptors import ReduceFunction
+    from descriptors.optable import ELEMENTWISE_ROWS, REDUCTION_ROWS
+
+    pairs = [(r.name, p) for r in ELEMENTWISE_ROWS for p in ("flat", "rows", "elementwise")]
+    names = [f"REDUCE {f.name}" if r.name == "REDUCE" else r.name for r in REDUCTION_ROWS for f in ReduceFunction]
+    names = list(dict.fromkeys(n for n in names if n.startswith("REDUCE ") or n in ("ARGMAX", "ARGMIN")))
+    return pairs + [(n, p) for n in names for p in ("reduction", "two-pass reduction")]
+
+
+def _emulator_coverage() -> tuple[list[str], int, int] | None:
+    """(pairs not run, pairs wanted, executions) when the emulator ran operators in this session."""
+    import sys
+
+    mod = sys.modules.get("gpuops.emulator.launches")
+    ran = mod.launches() if mod is not None else {}
+    if not ran:
+        return None
+    want = emulator_pairs()
+    return [f"{n} on {p}" for n, p in want if (n, p) not in ran], len(want), sum(ran.values())
+
+
+def _whole_suite(config: pytest.Config) -> bool:
+    """The default selection: the configured test paths, no -k, no -m."""
+    return (
+        config.args_source is pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The whole suite on the emulator must run every (row, launch path) pair: a row or path the
+    generated tests stopped reaching fails the run (the CUDA emulator issue's "done when")."""
+    cov = _emulator_coverage()
+    if cov and cov[0] and exitstatus == 0 and _whole_suite(session.config):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        _PREBUILD["coverage_failed"] = 1.0
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _PREBUILD:
+    cov = _emulator_coverage()
+    if cov:
+        missing, wanted, executions = cov
+        terminalreporter.write_line(
+            f"CUDA emulator: {wanted - len(missing)} of {wanted} (op-table row, launch path) pairs ran "
+            f"({executions} executions)"
+            + (f"; not run: {', '.join(missing[:12])}" if missing else "")
+            + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+            + (" -- FAILED: the whole suite must run every pair" if _PREBUILD.get("coverage_failed") else "")
+        )
+    if "tests" in _PREBUILD:
         p = _PREBUILD
         terminalreporter.write_line(
             f"CUDA emulator: a dry run of {int(p['tests'])} gpu tests found {int(p['kernels'])} kernels "

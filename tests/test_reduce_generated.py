@@ -13,7 +13,8 @@ Layouts (``LAYOUTS``): packed 1-D; packed 3-D (3, 4, 5) reduced over the inner, 
 middle axis, two axes (spelled out of order) and two adjacent axes and all axes; a padded
 (strided) input; a permuted (transposed) input; a broadcast input with a stride-0 dimension
 (reduced and kept); a padded output (its padding must stay untouched); a long reduction
-(2 x 9001 over the long axis: the two-pass path on the GPU). Every layout runs for the
+(2 x 9001 over the long axis, under ``LARGE_POLICY``: the two-pass path on the GPU and the
+emulator; the default policy wants 2**18 elements, too many to emulate per case). Every layout runs for the
 type pairs of ``FULL_COMBOS`` (float32 and int32 inputs; ARG: float32 -> INT64 and int32 ->
 UINT32); the other pairs run a smaller set (``SHORT``, plus the long reduction for float16
 and bfloat16 inputs), ARGMAX/ARGMIN with another index type than INT64 one layout.
@@ -58,6 +59,7 @@ from reference_reduce import REFERENCES, rows_of, tolerance
 
 from descriptors import DataType, FeatureLevel, TensorDesc, desc_class, dtype_combinations, row_of
 from descriptors.schema import OpRow
+from gpuops import reduce_plan
 
 LEVEL = FeatureLevel.FL_6_4
 ROW_NAMES = ("REDUCE", "ARGMAX", "ARGMIN")
@@ -96,9 +98,11 @@ LAYOUTS: dict[str, Layout] = {
     "bcast-kept": Layout(_S3, (0, 2), in_strides=(5, 0, 1)),  # the stride-0 axis kept
     "padded-out": Layout(_S3, (1,), out_strides=(16, 8, 1)),
     "padded-out-inner": Layout(_S3, (2,), out_strides=(14, 3, 1)),
-    "large": Layout((2, 9001), (1,)),  # few outputs, long rows: two passes on the GPU
+    "large": Layout((2, 9001), (1,)),  # few outputs, long rows: two passes (LARGE_POLICY)
 }
 FULL = tuple(LAYOUTS)
+# "large" runs under this policy: two passes from 2**14 elements (the default waits for 2**18).
+LARGE_POLICY = dataclasses.replace(reduce_plan.DEFAULT_POLICY, min_total=1 << 14)
 SHORT = ("1d", "3d-two", "permuted", "bcast", "padded-out")
 FULL_COMBOS = {(F32, F32), (I32, I32), (F32, I64), (I32, U32)}
 
@@ -203,8 +207,10 @@ def execute(
     out_dt: DataType,
     in_strides: tuple[int, ...] | None = None,
     out_strides: tuple[int, ...] | None = None,
+    launch_path: str | None = None,
 ) -> np.ndarray:
-    """Run the reduction on ``values`` (typed); check the buffers around it; return the output."""
+    """Run the reduction on ``values`` (typed); check the buffers around it; return the output.
+    ``launch_path``: the path a GPU backend must take (``CompiledOperator.launch_path``)."""
     row = row_of(row_name)
     in_dt = _dt_of(values.dtype)
     sizes = values.shape
@@ -212,6 +218,8 @@ def execute(
     in_desc = TensorDesc(in_dt, sizes, in_strides)
     out_desc = TensorDesc(out_dt, out_sizes, out_strides)
     op = compile_reduction(device, row, variant, in_desc, out_desc, axes)
+    if launch_path is not None and device.backend != "numpy":
+        assert op.launch_path == launch_path, (op.launch_path, launch_path)
     in_buf = buffer_for(in_desc, values)
     out_buf = buffer_for(out_desc, np.zeros(out_sizes))
     out_buf.view(np.uint8)[:] = 0x5A
@@ -303,7 +311,14 @@ def run_case(device: Any, xp: Any, row_name: str, variant: str, combo: dict[str,
     in_dt, out_dt = combo["input_tensor"], combo["output_tensor"]
     rng = np.random.default_rng(seed_of(row_name, variant, in_dt.name, out_dt.name, layout_name))
     values = data_for(row_name, variant, in_dt, layout, rng)
-    got = execute(device, xp, row_name, variant, values, layout.axes, out_dt, layout.in_strides, layout.out_strides)
+    large = layout_name == "large"
+    with pytest.MonkeyPatch.context() as mp:
+        if large:
+            mp.setattr(reduce_plan, "DEFAULT_POLICY", LARGE_POLICY)
+        got = execute(
+            device, xp, row_name, variant, values, layout.axes, out_dt, layout.in_strides, layout.out_strides,
+            launch_path="two-pass reduction" if large else None,
+        )  # fmt: skip
     what = f"{row_name} {variant} {in_dt.name}->{out_dt.name} {layout_name} axes={layout.axes}"
     check(got, row_name, variant, values, layout.axes, out_dt, what)
 

@@ -17,7 +17,7 @@ from typing import Any
 from .build import HostKernel, KernelSource, build
 from .packing import raw_argument
 
-__all__ = ["RawKernel", "cupy_headers", "get_kernel", "launch", "prebuild", "recording"]
+__all__ = ["RawKernel", "cupy_headers", "get_kernel", "is_recording", "launch", "prebuild", "recording"]
 
 _cache: dict[tuple[str, str], HostKernel] = {}
 _lock = threading.Lock()
@@ -44,6 +44,11 @@ def recording() -> Iterator[dict[tuple[str, str], KernelSource]]:
         yield _recorded
     finally:
         _recorded = None
+
+
+def is_recording() -> bool:
+    """Whether a :func:`recording` dry run is under way (its launches do nothing)."""
+    return _recorded is not None
 
 
 def cupy_headers() -> str:
