@@ -5,11 +5,18 @@ the NumPy backend and the generated tests all come from :data:`ROWS`. Adding an 
 means adding a row to one of the family modules below (``rows_*.py``); everything the row
 needs (accuracy, backward link, CUDA helpers, NumPy forms) is stated in the row or declared
 beside it in its family module, and gathered here explicitly: nothing is added at import.
+
+Out-of-tree operators: ``GPUOPS_OP_MODULES=pkg.my_ops`` adds the rows (and CUDA helpers) of the modules it
+names, read once when the table is built; each row then gets everything an in-tree row gets (descriptor
+class, ``OperatorType`` member, capability tables, validation, kernels on every backend).
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
+import os
+from types import ModuleType
 
 from .cuda_helpers import COMMON_HELPERS, HelperRegistry
 from .errors import UnknownOperatorError
@@ -20,9 +27,49 @@ from .rows_reduce import REDUCE_HELPERS, REDUCE_ROWS
 from .rows_unary import UNARY_HELPERS, UNARY_ROWS
 from .schema import ElementwiseRow, Family, OpRow, ReductionRow
 
-__all__ = ["ELEMENTWISE_ROWS", "HELPERS", "REDUCTION_ROWS", "ROWS", "ROW_BY_NAME", "OperatorType", "row_of"]
+__all__ = [
+    "ELEMENTWISE_ROWS",
+    "HELPERS",
+    "OP_MODULES",
+    "OUT_OF_TREE_ROWS",
+    "REDUCTION_ROWS",
+    "ROWS",
+    "ROW_BY_NAME",
+    "OperatorType",
+    "row_of",
+]
 
-ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS
+OP_MODULES_VARIABLE = "GPUOPS_OP_MODULES"
+
+
+def _op_modules() -> list[ModuleType]:
+    """The out-of-tree operator modules named by ``GPUOPS_OP_MODULES`` (comma-separated importable names),
+    read once, when the table is built. Each exports ``ROWS`` (element-wise rows) and may export ``HELPERS``
+    (its CUDA helpers, a ``dict[str, Helper]``), exactly as a family module (``rows_<family>.py``) does."""
+    names = [n.strip() for n in os.environ.get(OP_MODULES_VARIABLE, "").split(",") if n.strip()]
+    modules = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise ImportError(f"{OP_MODULES_VARIABLE}: cannot import operator module {name!r}: {exc}") from exc
+        rows = getattr(module, "ROWS", None)
+        if not isinstance(rows, tuple) or not all(isinstance(r, ElementwiseRow) for r in rows):
+            raise TypeError(
+                f"{OP_MODULES_VARIABLE}: {name}.ROWS must be a tuple of ElementwiseRow (got {type(rows).__name__})"
+            )
+        modules.append(module)
+    return modules
+
+
+#: The out-of-tree operator modules (``GPUOPS_OP_MODULES``), imported once; () by default.
+OP_MODULES: tuple[ModuleType, ...] = tuple(_op_modules())
+#: Rows of the out-of-tree operator modules (``GPUOPS_OP_MODULES``), in the order named; () by default.
+OUT_OF_TREE_ROWS: tuple[ElementwiseRow, ...] = tuple(r for m in OP_MODULES for r in m.ROWS)
+
+ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = (
+    BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS + OUT_OF_TREE_ROWS
+)
 REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
 ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS
 
@@ -31,7 +78,13 @@ assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"
 
 # Every CUDA helper, each declared once by one family (HelperRegistry refuses a second).
 HELPERS = HelperRegistry(
-    COMMON_HELPERS, BINARY_HELPERS, UNARY_HELPERS, ACTIVATION_HELPERS, BACKWARD_HELPERS, REDUCE_HELPERS
+    COMMON_HELPERS,
+    BINARY_HELPERS,
+    UNARY_HELPERS,
+    ACTIVATION_HELPERS,
+    BACKWARD_HELPERS,
+    REDUCE_HELPERS,
+    *(getattr(m, "HELPERS", {}) for m in OP_MODULES),
 )
 
 

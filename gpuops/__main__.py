@@ -223,11 +223,11 @@ def _show(name: str, arr: np.ndarray, limit: int = 64) -> str:
         body = np.array2string(arr.ravel() if flat else arr, max_line_width=96, separator=", ")
         body = body.replace("\n", "\n    ")
         return f"  {name} {arr.shape} {arr.dtype}{' (flattened)' if flat else ''}:\n    {body}"
-    flat = arr.ravel()
-    head = ", ".join(f"{v:g}" for v in flat[:8].tolist())
+    values = arr.ravel()
+    head = ", ".join(f"{v:g}" for v in values[:8].tolist())
     return (
-        f"  {name} {arr.shape} {arr.dtype}, {arr.size} values: [{head}, ..., {flat[-1].item():g}]"
-        f" (min {flat.min().item():g}, max {flat.max().item():g})"
+        f"  {name} {arr.shape} {arr.dtype}, {arr.size} values: [{head}, ..., {values[-1].item():g}]"
+        f" (min {values.min().item():g}, max {values.max().item():g})"
     )
 
 
@@ -236,19 +236,11 @@ class _Demo:
         import gpuops
 
         self.device = gpuops.Device(backend)
-        if self.device.backend != "numpy":  # CuPy, or the CUDA emulator's stand-in for it
-            from gpuops.backends.array_module import array_module
-
-            xp = array_module(self.device.backend)
-            self.to_device: Callable[[np.ndarray], Any] = lambda a: xp.asarray(np.ascontiguousarray(a).ravel())
-            self.empty: Callable[[int, np.dtype], Any] = lambda n, dt: xp.empty(n, dt)
-            self.to_host: Callable[[Any], np.ndarray] = xp.asnumpy
-            self.put: Callable[[np.ndarray], Any] = xp.asarray
-        else:
-            self.to_device = lambda a: np.ascontiguousarray(a).ravel().copy()
-            self.empty = lambda n, dt: np.empty(n, dt)
-            self.to_host = np.asarray
-            self.put = lambda a: a  # front-ends take the backend's own arrays
+        impl = self.device.backend_impl  # NumPy, CuPy, or the CUDA emulator's stand-in for CuPy
+        self.to_device: Callable[[np.ndarray], Any] = lambda a: impl.to_device(np.ascontiguousarray(a).ravel().copy())
+        self.empty: Callable[[int, np.dtype], Any] = lambda n, dt: impl.xp.empty(n, dt)
+        self.to_host: Callable[[Any], np.ndarray] = impl.to_host
+        self.put: Callable[[np.ndarray], Any] = impl.to_device  # front-ends take the backend's own arrays
         self.failures = 0
 
     def run(
@@ -271,7 +263,9 @@ class _Demo:
         compiled = dev.compile_operator(dev.create_operator(desc))
         out_t = desc.output_tensors[0]
         out_np = out_t.data_type.numpy_dtype
-        out_buf = self.empty(-(-out_t.total_tensor_size_in_bytes // out_np.itemsize), out_np)
+        need = out_t.total_tensor_size_in_bytes
+        assert need is not None  # set by validation
+        out_buf = self.empty(-(-need // out_np.itemsize), out_np)
         compiled.execute([self.to_device(a) for a in inputs.values()], [out_buf])
         got = self.to_host(out_buf)[: out_t.element_count].reshape(out_t.sizes)
         print("output:")
@@ -345,7 +339,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     # (a) TensorRT ElementWise PROD with broadcast: (2, 3) * (1, 3), seed's expected values.
     shape = (2, 3)
-    desc = ElementWiseMultiplyOperatorDesc(
+    desc: OperatorDesc = ElementWiseMultiplyOperatorDesc(
         a_tensor=TensorDesc(f32, shape),
         b_tensor=TensorDesc.broadcast(f32, (1, 3), to=shape),
         output_tensor=TensorDesc(f32, shape),
@@ -382,7 +376,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     # (c) The same shapes, int32, pythondiv=true: floor division (ELEMENT_WISE_FLOOR_DIVIDE).
     ai = (np.arange(48, dtype=np.int32) - 24).reshape(a_shape)
-    bi = np.arange(35, dtype=np.int32) - 17
+    bi: np.ndarray = np.arange(35, dtype=np.int32) - 17
     bi = np.where(bi >= 0, bi + 1, bi).astype(np.int32).reshape(b_shape)  # -17..-1, 1..18: no zeros
     desc = ElementWiseFloorDivideOperatorDesc(
         a_tensor=TensorDesc.broadcast(i32, a_shape, to=out_shape),

@@ -63,7 +63,9 @@ class BindingPlan:
         pointer: Callable[[Any], int],
         may_overlap: Callable[[Any, Any], bool],
         backend: str,
+        host: bool = False,
     ) -> None:
+        """``host``: the backend binds host memory (NumPy arrays), so ``numpy.memmap`` is accepted too."""
         self.op = row.name
         self.row = row
         self.array_type = array_type
@@ -97,7 +99,6 @@ class BindingPlan:
         # NumPy sets OWNDATA only on memory it allocated itself, so two distinct arrays that
         # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
         # made over another's memory pointer also has: there, always ask may_overlap.
-        host = backend in ("numpy", "emulator")  # both bind NumPy arrays
         self._owndata_disjoint = host
         # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
         self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if host else {array_type})

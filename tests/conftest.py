@@ -218,10 +218,6 @@ def device(backend: str):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def xp(backend: str):  # type: ignore[no-untyped-def]
     """The array module of the backend (numpy, cupy, or the emulator's stand-in for cupy)."""
-    if backend == "numpy":
-        import numpy
+    from gpuops import backends
 
-        return numpy
-    from gpuops.backends.array_module import array_module
-
-    return array_module(backend)
+    return backends.load(backend).xp

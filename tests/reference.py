@@ -23,6 +23,8 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
+from descriptors.schema import Family
+
 __all__ = ["REFERENCES", "Expected"]
 
 _FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16))
@@ -369,3 +371,15 @@ REFERENCES: dict[str, Callable[..., Expected]] = {
     "ELEMENT_WISE_DIFFERENCE_SQUARE": difference_square,
     "ELEMENT_WISE_FLOOR_DIVIDE": floor_divide,
 }
+
+
+def _out_of_tree() -> None:
+    """Binary rows of out-of-tree operator modules (``GPUOPS_OP_MODULES``): their OpInfo records' references."""
+    from opinfo import out_of_tree
+
+    for info in out_of_tree():
+        if info.family is Family.BINARY:
+            REFERENCES[info.name] = info.expected
+
+
+_out_of_tree()

@@ -12,7 +12,7 @@ contributes:
   ``helpers.random_values(dt, shape, rng, "arith")``).
 - ``PARAMS``: name -> list of parameter dicts to run (default: ``[{}]``, the defaults).
 - ``TOLERANCE``: name -> ``(ulps, atol)`` for float32/float64 outputs (default ``(4.0, 0.0)``).
-- ``EDGES``: name -> list of ``(inputs, params, expected, exact)`` with literal values
+- ``EDGES``: name -> list of ``(inputs, params, expected, exact, data types by role)`` with literal values
   (expected from the formula or from Python's math module).
 """
 
@@ -31,3 +31,26 @@ DATA: dict[str, tuple[Callable[..., Any], ...]] = {k: v for m in _FAMILIES for k
 PARAMS: dict[str, list[dict[str, Any]]] = {k: v for m in _FAMILIES for k, v in m.PARAMS.items()}
 TOLERANCE: dict[str, tuple[float, float]] = {k: v for m in _FAMILIES for k, v in m.TOLERANCE.items()}
 EDGES: dict[str, list[tuple[Any, ...]]] = {k: v for m in _FAMILIES for k, v in m.EDGES.items()}
+
+
+def _out_of_tree() -> None:
+    """Rows of out-of-tree operator modules (``GPUOPS_OP_MODULES``) other than binary: their OpInfo records."""
+    from opinfo import out_of_tree
+
+    from descriptors.schema import Family
+
+    for info in out_of_tree():
+        if info.family is Family.BINARY:
+            continue
+        REFERENCES[info.name] = info.expected
+        if info.data:
+            DATA[info.name] = info.data
+        if info.params:
+            PARAMS[info.name] = [dict(p) for p in info.params]
+        if info.tolerance is not None:
+            TOLERANCE[info.name] = info.tolerance
+        if info.edges:
+            EDGES[info.name] = list(info.edges)
+
+
+_out_of_tree()

@@ -239,6 +239,24 @@ def test_readme_setup_has_exactly_the_two_commands() -> None:
     assert ".[cuda12]" in setup and ".[cuda13]" in setup
 
 
+def test_readme_architecture_names_modules_that_exist() -> None:
+    """Every module the README's pipeline names is a file or folder of the repository (the drawing
+    names bare files under the folder a stage lives in), and every registered backend is drawn."""
+    arch = _section(README.read_text(encoding="utf-8"), "Architecture")
+    paths = set(re.findall(r"`((?:descriptors|gpuops)/[\w/.<>]+)`", arch))
+    assert len(paths) >= 10, paths
+    missing = [p for p in paths if "<" not in p and not (ROOT / p).exists()]
+    assert not missing, missing
+    drawn = re.search(r"```text\n(.*?)```", arch, re.S)
+    assert drawn is not None
+    for name in re.findall(r"[\w/]+\.py", drawn.group(1)):
+        assert list(ROOT.glob(f"*/{name}")) or list(ROOT.glob(f"*/*/{name}")) or (ROOT / name).exists(), name
+    from gpuops import backends
+
+    for module, _ in backends.REGISTRY.values():
+        assert module.split(".")[-1] + ".py" in arch, module
+
+
 def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert blocks, "README has no python example"

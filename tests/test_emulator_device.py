@@ -64,9 +64,9 @@ def test_readme_example() -> None:
 
 
 def test_unusable_emulator_is_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuops import device as device_module
+    from gpuops.emulator import runtime
 
-    monkeypatch.setattr(device_module, "_emulator_unusable", lambda: "no usable C++ compiler (tried g++)")
+    monkeypatch.setattr(runtime, "unavailable_reason", lambda: "no usable C++ compiler (tried g++)")
     with pytest.raises(gpuops.UnsupportedError, match="'emulator' is not usable here: no usable C"):
         gpuops.Device("emulator")
 

@@ -185,4 +185,4 @@ def test_an_intact_cache_is_used_silently(tmp_path: Path, caplog: pytest.LogCapt
         op: Any = _compile_and_check(root)
     assert not caplog.records
     (source,) = (root / "numba").glob(LOOP_GLOB)
-    assert op._kernel.loop.py_func.__code__.co_filename == str(source)  # run as that file: numba caches it
+    assert op._kernel.kernel.loop.py_func.__code__.co_filename == str(source)  # run as that file: numba caches it

@@ -27,6 +27,7 @@ from helpers import (
     to_host,
     uint_view,
 )
+from opinfo import out_of_tree
 from reference import REFERENCES, Expected
 
 from descriptors import DataType, FeatureLevel, ScaleBias, TensorDesc, desc_class, dtype_combinations
@@ -54,6 +55,10 @@ DATA_KINDS: dict[str, tuple[str, str]] = {
     "ELEMENT_WISE_BIT_SHIFT_RIGHT": ("bits", "shift"),
     "ELEMENT_WISE_ATAN_YX": ("atan", "atan"),
 }
+# Out-of-tree binary rows (GPUOPS_OP_MODULES): their OpInfo records' data kinds (their references are in
+# reference.REFERENCES, their edge cases join EDGE_CASES below).
+OUT_OF_TREE = [info for info in out_of_tree() if info.family is Family.BINARY]
+DATA_KINDS.update({info.name: info.data for info in OUT_OF_TREE if info.data})
 # Transcendental float results may differ by a few float32 ulp more (libm vs CUDA).
 LOOSE = {r.name: r.accuracy.ulps for r in BINARY_ROWS if r.accuracy is not None}
 
@@ -502,6 +507,7 @@ EDGE_CASES: list[tuple[str, tuple[str, ...], list, list, list, bool]] = [
     ("BIT_XOR", SIGNED, ["min", 5, -1], [-1, 5, 0], ["max", 0, -1], True),
     ("DIFFERENCE_SQUARE", ("INT32", "UINT32"), [0, "max", 3], [1, 0, 3], [1, 1, 0], True),
 ]
+EDGE_CASES += [(info.name.removeprefix("ELEMENT_WISE_"), *edge) for info in OUT_OF_TREE for edge in info.edges]
 
 
 def _token(tok: object, dt: DataType) -> object:

@@ -197,7 +197,7 @@ _bf16_to_f32 = _from_bits_intrinsic(_emit_bf16_to_f32)
 _f32_to_f16 = _to_bits_intrinsic(_emit_f32_to_f16)
 _f32_to_bf16 = _to_bits_intrinsic(_emit_f32_to_bf16)
 
-_SCALAR = {"nogil": True, "inline": "always"}
+_SCALAR: dict[str, Any] = {"nogil": True, "inline": "always"}
 
 
 @njit(**_SCALAR)
@@ -274,7 +274,7 @@ def _bench(repeats: int = 200) -> None:
         bh = x.astype(bf16).view(np.uint16)
         o32 = np.empty(n, np.float32)
         o16 = np.empty(n, np.uint16)
-        rows = [
+        rows: list[tuple[str, Callable[[], None], Callable[[], None]]] = [
             ("float16 -> float32", partial(f16_to_f32_array, h, o32), cast(o32, h.view(np.float16))),
             ("float32 -> float16", partial(f32_to_f16_array, x, o16), cast(o16.view(np.float16), x)),
             ("bfloat16 -> float32", partial(bf16_to_f32_array, bh, o32), cast(o32, bh.view(bf16))),

@@ -16,7 +16,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -24,12 +24,15 @@ from descriptors import DataType, TensorDesc
 from descriptors.compute import compute_plan
 from descriptors.schema import Domain, ElementwiseRow, ReductionRow
 
-from .. import config
+from .. import config, kernels
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
 from .fpstate import ignore, restore
 from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
 
-__all__ = ["NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
+if TYPE_CHECKING:
+    from ..lowering import Lowering
+
+__all__ = ["NumpyBackend", "NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
 CHUNK = 1 << 16
 TILE = 256
@@ -294,7 +297,9 @@ class NumpyKernel:
         params, fparams, sb = prepared
         n = min(math.prod(out.shape), CHUNK)  # _chunks never yields more than CHUNK elements
         ws_in: list[np.ndarray | None] = [None] * len(self.in_roles)  # made on first need
-        fused = self.fused_impl is not None
+        act: Any = self.fused_impl  # the fused activation's NumPy callable, or None
+        fused = act is not None
+        scale, bias = sb if sb is not None else (np.float32(1), np.float32(0))
         # The result goes straight into the output when it has the compute type, the output
         # does not alias an input of a multi-step expression, and the activation (if any) can
         # run in place there: no workspace, no final copy.
@@ -328,24 +333,24 @@ class NumpyKernel:
                         buf = ws_in[i] = np.empty(n, self.in_np[r])
                     w = buf[:size].reshape(shape)
                 if same:  # scaled, already in the compute type: the multiply reads the operand itself
-                    np.multiply(part, sb[0], out=w)
+                    np.multiply(part, scale, out=w)
                 else:
                     _cast(part, w)
                     if scaled:
-                        np.multiply(w, sb[0], out=w)
+                        np.multiply(w, scale, out=w)
                 if scaled:
-                    np.add(w, sb[1], out=w)
+                    np.add(w, bias, out=w)
                 xs.append(w)
             if ws_out is None:
                 self.impl(*xs, out=o, **params)
                 if fused:
-                    self.fused_impl(o, out=o, **fparams)
+                    act(o, out=o, **fparams)
                 continue
             w = ws_out[:size].reshape(shape)
             self.impl(*xs, out=w, **params)
             if ws_act is not None:
                 a = ws_act[:size].reshape(shape)
-                self.fused_impl(w, out=a, **fparams)
+                act(w, out=a, **fparams)
                 w = a
             _cast(w, o)
 
@@ -389,3 +394,148 @@ class NumpyReduceKernel:
             np.copyto(out, result, casting="unsafe")
         finally:
             restore(token)
+
+
+# ----------------------------------------------------------------------------------------------
+# The backend protocol (gpuops.backends.base): a Lowering compiled into a kernel that runs it.
+
+
+class _ElementwiseRun:
+    """An element-wise kernel (ufuncs, or the numba flat loop) over views of the bound buffers."""
+
+    def __init__(self, kernel: NumpyKernel | Any, lowering: Lowering, launch_path: str) -> None:
+        self.kernel = kernel
+        self.launch_path = launch_path
+        self.prepared = kernel.prepare(lowering.scalars)
+        self.in_views = tuple((k, view_maker(t, lowering.flat)) for k, t in lowering.inputs)
+        self.out_view = view_maker(lowering.output, lowering.flat)
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        ins = [make(inputs[k]) for k, make in self.in_views]
+        self.kernel.run(ins, self.out_view(outputs[0]), self.prepared, aliased)
+
+
+class _RowsRun:
+    """The numba rows loop: it takes the bound buffers as they are (sizes and strides in ``layout``)."""
+
+    launch_path = "numba"
+
+    def __init__(self, kernel: Any, lowering: Lowering, layout: Any) -> None:
+        self.kernel = kernel
+        self.layout = layout
+        self.prepared = kernel.prepare(lowering.scalars)
+        self.positions = tuple(k for k, _ in lowering.inputs)
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        self.kernel.run_rows([inputs[k] for k in self.positions], outputs[0], self.prepared, self.layout)
+
+
+class _ReduceRun:
+    """A reduction over the input's strided view, into the output's view."""
+
+    launch_path = "numpy"
+
+    def __init__(self, kernel: NumpyReduceKernel, lowering: Lowering) -> None:
+        self.kernel = kernel
+        ((self.position, tensor),) = lowering.inputs
+        self.in_view = view_maker(tensor)
+        self.out_view = view_maker(lowering.output)
+        self.axes, self.count = lowering.axes, lowering.count
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        x = self.in_view(inputs[self.position])
+        self.kernel.reduce(x, self.out_view(outputs[0]), self.axes, self.count)
+
+
+class NumpyBackend:
+    """The CPU backend: NumPy ufuncs, with numba's compiled loops where the ``jit`` extra is installed."""
+
+    name = "numpy"
+    xp = np
+    array_type: type = np.ndarray
+    binds_host_memory = True
+
+    @staticmethod
+    def unavailable_reason() -> str | None:
+        return None  # NumPy is a dependency: always usable
+
+    def compile(self, lowering: Lowering) -> Any:
+        key = (self.name, *lowering.key)
+        if lowering.is_reduction:
+            row, variant = lowering.reduction_row, lowering.variant
+            assert variant is not None
+            reduce_kernel = kernels.get_or_build(
+                key, lambda: NumpyReduceKernel(row, lowering.dtypes, variant), lambda: lowering.spec.source
+            )
+            return _ReduceRun(reduce_kernel, lowering)
+        erow = lowering.elementwise_row
+        kernel = kernels.get_or_build(
+            key,
+            lambda: NumpyKernel(erow, lowering.dtypes, lowering.has_scale_bias, lowering.fused),
+            lambda: lowering.spec.source,
+        )
+        return self._compiled_loop(lowering, kernel, key) or _ElementwiseRun(kernel, lowering, "numpy")
+
+    @staticmethod
+    def _compiled_loop(lowering: Lowering, kernel: NumpyKernel, key: tuple[Any, ...]) -> Any:
+        """The numba loop of an operator NumPy runs as several passes (float16/bfloat16 conversions,
+        ScaleBias, a fused activation, a multi-step expression): the flat loop over 1-D views, or the
+        rows loop over the bound buffers for what the GPU planner coalesces to two dimensions with unit
+        or zero column strides (row, column and scalar broadcasts, padded rows). None where the tier
+        does not apply, numba is absent or refuses the loop (the ufunc path gives the same bits)."""
+        from ..codegen_numba import loop_spec
+        from . import numba_loops
+
+        if kernel.direct or lowering.output.element_count < numba_loops.MIN_ELEMENTS or not numba_loops.available():
+            return None
+        layout = None
+        if not lowering.flat:
+            plan = lowering.layout
+            layout = numba_loops.rows_layout(plan) if plan is not None else None
+            if layout is None:
+                return None
+        lspec = loop_spec(lowering.row, lowering.dtypes, lowering.has_scale_bias, lowering.fused)
+        if lspec is None:
+            return None
+        scalar_types = [t for _, t in lowering.scalar_types]
+        try:
+            loop = kernels.get_or_build(
+                (*key, "numba"),
+                lambda: numba_loops.NumbaLoopKernel(lspec, lowering.dtypes, scalar_types),
+                lambda: lspec.source,
+            )
+            loop.compile("flat" if layout is None else "rows")
+        except Exception as exc:  # numba refused the loop: the ufunc path gives the same bits
+            numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
+            return None
+        return _ElementwiseRun(loop, lowering, "numba") if layout is None else _RowsRun(loop, lowering, layout)
+
+    pointer = staticmethod(pointer)
+    may_overlap = staticmethod(may_overlap)
+
+    @staticmethod
+    def unwrap(buffers: Sequence[Any]) -> Sequence[Any]:
+        return buffers
+
+    def adopt(self, x: object, what: str) -> Any:
+        """``x`` as a NumPy array; a GPU or emulator array is refused (no silent device-to-host copy)."""
+        module = type(x).__module__
+        gpu = module.split(".")[0] == "cupy" or module == "gpuops.emulator.memory"
+        if gpu or hasattr(x, "__cuda_array_interface__"):
+            raise TypeError(
+                f"{what} is a GPU array ({module}.{type(x).__name__}) but the device is on the "
+                "NumPy backend: pass a NumPy array (x.get()), or use the device the array belongs to"
+            )
+        return np.asarray(x)
+
+    @staticmethod
+    def to_device(x: Any) -> Any:
+        return np.asarray(x)
+
+    @staticmethod
+    def to_host(x: Any) -> Any:
+        return np.asarray(x)
+
+    @staticmethod
+    def describe() -> str:
+        return f"NumPy {np.__version__} on the CPU"

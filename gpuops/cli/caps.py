@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Sequence
 
 from descriptors import ROWS, DataType, FeatureLevel, OperatorSupport, OperatorType, operator_support, row_of
+from descriptors.schema import ReductionRow
 
 from .names import parse_level, resolve_operator, short_name
 
@@ -93,6 +94,7 @@ def _body(s: OperatorSupport, extensions: bool, width: int | None, indent: str, 
     if groups:
         lines += _wrap(f"same data type: {groups}", indent, width)
     if s.variants:
+        assert isinstance(row, ReductionRow)
         selector = row.selector
         lines += _wrap(f"the tables above are the union over {selector}; each {selector} accepts:", indent, width)
         for v in s.variants:
@@ -132,7 +134,7 @@ def cmd_caps(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_caps_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_caps_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``caps`` and its options on the main parser's subcommands."""
     caps = sub.add_parser(
         "caps",

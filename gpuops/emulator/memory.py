@@ -346,7 +346,7 @@ class ndarray:  # noqa: N801 - CuPy's name
         if out is not None:
             out[...] = self._arr
             return out
-        return np.array(self._arr, order=order, copy=True)
+        return np.array(self._arr, order=order, copy=True)  # type: ignore[call-overload]
 
     def set(self, arr: np.ndarray, stream: Any = None) -> None:
         """Copy a NumPy array of the same dtype and shape in (``cupy.ndarray.set``)."""
@@ -422,7 +422,7 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: np.ndarray | None
     """``cupy.asnumpy``."""
     if isinstance(a, ndarray):
         return a.get(order=order, out=out)
-    host = np.asarray(a, order=order)
+    host = np.asarray(a, order=order)  # type: ignore[call-overload]
     if out is not None:
         out[...] = host
         return out

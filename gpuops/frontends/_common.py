@@ -20,7 +20,6 @@ import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc
 
-from ..backends.array_module import GPU_BACKENDS, array_module
 from ..device import CompiledOperator, Device
 
 __all__ = [
@@ -46,10 +45,6 @@ def default_device() -> Device:
     return Device("auto")
 
 
-def _is_cupy(x: object) -> bool:
-    return type(x).__module__.split(".")[0] == "cupy"
-
-
 def is_emulator_array(x: object) -> bool:
     """An array of the CUDA emulator (``gpuops.emulator.runtime.ndarray``, its stand-in for ``cupy.ndarray``)."""
     return type(x).__module__ == "gpuops.emulator.memory" and type(x).__name__ == "ndarray"
@@ -60,44 +55,19 @@ class Arrays:
 
     def __init__(self, device: Device) -> None:
         self.device = device
-        if device.backend in GPU_BACKENDS:
-            self.xp: Any = array_module(device.backend)
-        else:
-            self.xp = np
+        self.xp: Any = device.backend_impl.xp
 
     def asarray(self, x: object, what: str) -> Any:
-        """``x`` as an array of this backend, without copying where it already is one.
+        """``x`` as an array of this backend, without copying where it already is one (``Backend.adopt``).
 
-        A masked array is refused: its mask would be dropped, a silent wrong answer. The emulator's front-ends
-        are as strict as CuPy's: they take emulator arrays and refuse host arrays, so that code that would pass
-        NumPy arrays to a GPU device fails in CI too."""
+        A masked array is refused: its mask would be dropped, a silent wrong answer. Arrays of another
+        machine are refused too (a GPU array on the NumPy backend, a host array on CuPy or the emulator, whose
+        front-ends are as strict as CuPy's so that code passing NumPy arrays to a GPU device fails in CI)."""
         if isinstance(x, np.ma.MaskedArray):
             raise TypeError(
                 f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
             )
-        backend = self.device.backend
-        if backend == "numpy":
-            if _is_cupy(x) or is_emulator_array(x) or hasattr(x, "__cuda_array_interface__"):
-                raise TypeError(
-                    f"{what} is a GPU array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
-                    "NumPy backend: pass a NumPy array (x.get()), or use the device the array belongs to"
-                )
-            return np.asarray(x)
-        xp = self.xp
-        if isinstance(x, xp.ndarray):
-            return x
-        if backend == "cupy":
-            if hasattr(x, "__cuda_array_interface__"):
-                return xp.asarray(x)
-            if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
-                return xp.from_dlpack(x)
-            hint = "pass a CuPy array (cupy.asarray(x)) or a GPU tensor"
-        else:
-            hint = "pass an emulator array (gpuops.emulator.runtime.asarray(x)), as CuPy would need cupy.asarray(x)"
-        raise TypeError(
-            f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the "
-            f"{'CuPy' if backend == 'cupy' else 'emulator'} backend: {hint}"
-        )
+        return self.device.backend_impl.adopt(x, what)
 
 
 @functools.lru_cache(maxsize=64)
@@ -147,13 +117,14 @@ def compiled(device: Device, desc: OperatorDesc) -> CompiledOperator:
     return device.compile_operator(device.create_operator(desc))
 
 
-def _sized(xp: Any, buf: Any, need_bytes: int) -> Any:
+def _sized(xp: Any, buf: Any, need_bytes: int | None) -> Any:
     """``buf``, or a zero-padded copy when it is shorter than the tensor's byte size.
 
     ``total_tensor_size_in_bytes`` rounds up to a multiple of 4 (DMLCalcBufferTensorSize),
     so three int8 or float16 elements need a 4- or 8-byte buffer; only such small odd-sized
     8/16-bit tensors pay for the copy.
     """
+    assert need_bytes is not None  # validated tensors have their byte size
     count = -(-need_bytes // buf.itemsize)
     if buf.size >= count:
         return buf

@@ -216,7 +216,7 @@ def axes_from_bitmask(axes: int, rank: int) -> tuple[int, ...]:
 def _axes(axes: object, rank: int, context: str) -> tuple[int, ...]:
     if isinstance(axes, (bool, np.bool_)) or not hasattr(axes, "__index__"):
         raise TypeError(f"{context}: axes must be an integer bitmask (got {axes!r})")
-    mask = operator.index(axes)  # type: ignore[arg-type]
+    mask = operator.index(axes)
     if rank < 1:
         raise ValueError(f"{context}: the input has rank {rank}; Reduce needs rank >= 1")
     full = (1 << rank) - 1

@@ -274,11 +274,7 @@ def load(case: Case) -> Loaded:
 
 def _xp(device: gpuops.Device) -> Any:
     """The backend's array module: NumPy, CuPy, or the CUDA emulator's stand-in for CuPy."""
-    if device.backend == "numpy":
-        return np
-    from gpuops.backends.array_module import array_module
-
-    return array_module(device.backend)
+    return device.backend_impl.xp
 
 
 def _host(x: Any) -> np.ndarray:

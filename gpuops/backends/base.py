@@ -1,0 +1,77 @@
+"""The backend protocol: what a machine gpuops runs on must provide (stage 6 of the pipeline).
+
+A backend compiles a :class:`gpuops.lowering.Lowering` into a :class:`Kernel` and says how buffers look on
+it (array type, addresses, overlap, transfers). ``Device`` and ``CompiledOperator`` talk to backends only
+through this protocol, so adding a backend is one module implementing it plus one line in
+``gpuops.backends.REGISTRY``. Implementations: ``numpy_backend.NumpyBackend``, ``cupy_backend.CupyBackend``
+and ``gpuops.emulator.backend.EmulatorBackend``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..lowering import Lowering
+
+__all__ = ["Backend", "Kernel"]
+
+
+class Kernel(Protocol):
+    """One compiled operator's kernel on one backend."""
+
+    #: How the kernel runs: ``"numpy"``/``"numba"`` on the CPU; ``"flat"``, ``"rows"``, ``"elementwise"``,
+    #: ``"reduction"`` or ``"two-pass reduction"`` on the CuPy code path.
+    launch_path: str
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        """Run on buffers already checked by ``binding.BindingPlan`` (1-D, in the operator's tensor order,
+        ``None`` for an absent optional input); ``aliased``: an output is exactly an input's buffer."""
+        ...
+
+
+class Backend(Protocol):
+    """A machine gpuops runs on."""
+
+    #: The ``Device(backend=...)`` name.
+    name: str
+    #: The array module (``numpy``, ``cupy``, or the CUDA emulator's stand-in for ``cupy``).
+    xp: Any
+    #: The array type ``execute`` binds (``binding.BindingPlan`` refuses any other).
+    array_type: type
+    #: Bound buffers are host memory (NumPy arrays), so ``numpy.memmap`` and friends are accepted.
+    binds_host_memory: bool
+
+    def compile(self, lowering: Lowering) -> Kernel:
+        """The kernel of ``lowering`` (built once per kernel key, ``gpuops.kernels``)."""
+        ...
+
+    def pointer(self, buf: Any) -> int:
+        """The address of a bound buffer's first element."""
+        ...
+
+    def may_overlap(self, a: Any, b: Any) -> bool:
+        """Whether two bound buffers' byte ranges may intersect."""
+        ...
+
+    def unwrap(self, buffers: Sequence[Any]) -> Sequence[Any]:
+        """Bound buffers as ``array_type`` (the emulator binds its own arrays through their NumPy memory)."""
+        ...
+
+    def adopt(self, x: object, what: str) -> Any:
+        """``x`` as an array of this backend without a copy where it already is one; ``TypeError`` naming
+        ``what`` for arrays of another machine (front-ends never move data between machines silently)."""
+        ...
+
+    def to_device(self, x: Any) -> Any:
+        """A backend array with the contents of host array ``x`` (``x`` itself on the NumPy backend)."""
+        ...
+
+    def to_host(self, x: Any) -> Any:
+        """A NumPy copy (or the array itself, on the host) of a backend array."""
+        ...
+
+    def describe(self) -> str:
+        """One line for ``python -m gpuops info``."""
+        ...

@@ -1,0 +1,191 @@
+"""``Lowering``: everything a backend needs to build and run one validated descriptor, worked out once.
+
+Stage 3 of the pipeline (descriptor -> validation -> **lowering** -> layout plan -> codegen -> backend
+kernel; README "Architecture"). DirectML's ``IDMLDevice::CompileOperator`` turns an operator into a
+compiled operator; here that step is split in two: :func:`lower` reads the descriptor against its op-table
+row (data types, ScaleBias, fused activation, reduction variant, tensors, scalar arguments, cache key) into
+one frozen value, and a backend (``gpuops.backends.base.Backend``) compiles that value into a kernel. The
+layout plans (``launch_plan.plan_tensors``, ``reduce_plan.plan_two_pass``) and the CUDA kernel spec are
+computed on first use, so the NumPy backend never builds CUDA source it does not show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from descriptors import DataType, OperatorDesc, TensorDesc
+from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow
+
+from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec, scalar_params
+from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
+from .launch_plan import FastPlan, plan_tensors
+from .reduce_plan import TwoPassPlan, plan_two_pass
+
+__all__ = ["Lowering", "lower"]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Lowering:
+    """One descriptor, read against its op-table row: what every backend compiles and runs.
+
+    ``inputs``: (position in ``execute``'s inputs list, tensor) for each present input; ``flat``: an
+    element-wise operator whose tensors are all packed with one shape (1-D views suffice). Reductions carry
+    their ``variant`` (the selector value, e.g. ``"SUM"``), sorted ``axes`` and reduced element ``count``.
+    """
+
+    desc: OperatorDesc
+    row: OpRow
+    dtypes: Mapping[str, DataType]
+    inputs: tuple[tuple[int, TensorDesc], ...]
+    output: TensorDesc
+    scale_bias: Any = None
+    fused_desc: OperatorDesc | None = None
+    variant: str | None = None
+    flat: bool = False
+    axes: tuple[int, ...] = ()
+    count: int = 0
+
+    @property
+    def is_reduction(self) -> bool:
+        return isinstance(self.row, ReductionRow)
+
+    @property
+    def elementwise_row(self) -> ElementwiseRow:
+        assert isinstance(self.row, ElementwiseRow), self.row.name
+        return self.row
+
+    @property
+    def reduction_row(self) -> ReductionRow:
+        assert isinstance(self.row, ReductionRow), self.row.name
+        return self.row
+
+    @property
+    def fused(self) -> ElementwiseRow | None:
+        """The fused activation's row (``FusedActivation`` field), if any."""
+        if self.fused_desc is None:
+            return None
+        row = self.fused_desc.row
+        assert isinstance(row, ElementwiseRow)
+        return row
+
+    @property
+    def has_scale_bias(self) -> bool:
+        return self.scale_bias is not None
+
+    @functools.cached_property
+    def key(self) -> tuple[Any, ...]:
+        """What makes two lowerings share a kernel (a backend adds its name): the row, data types and either
+        (ScaleBias present, fused activation) or the reduction variant. Layouts and scalar values are
+        call arguments, not part of the kernel."""
+        types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
+        if self.is_reduction:
+            return (self.row.name, self.variant, types)
+        fused = self.fused
+        return (self.row.name, types, self.has_scale_bias, fused.name if fused is not None else None)
+
+    @functools.cached_property
+    def spec(self) -> KernelSpec | ReductionSpec:
+        """The generated CuPy kernel (``ElementwiseKernel`` or ``ReductionKernel`` source)."""
+        if self.is_reduction:
+            assert self.variant is not None
+            return reduction_kernel_spec(self.reduction_row, self.dtypes, self.variant)
+        return elementwise_kernel_spec(self.elementwise_row, self.dtypes, self.has_scale_bias, self.fused)
+
+    @property
+    def elementwise_spec(self) -> KernelSpec:
+        spec = self.spec
+        assert isinstance(spec, KernelSpec)
+        return spec
+
+    @property
+    def reduction_spec(self) -> ReductionSpec:
+        spec = self.spec
+        assert isinstance(spec, ReductionSpec)
+        return spec
+
+    @functools.cached_property
+    def two_pass_specs(self) -> tuple[ReductionSpec, ReductionSpec]:
+        """Pass 1 and pass 2 of the GPU's two-pass reduction (``codegen_reduce.two_pass_specs``)."""
+        assert self.variant is not None
+        return two_pass_specs(self.reduction_row, self.dtypes, self.variant)
+
+    @functools.cached_property
+    def scalars(self) -> dict[str, Any]:
+        """The kernel's scalar arguments, name -> NumPy scalar of the argument's type.
+
+        Values go to kernels as arguments, never as source text, so NaN, infinities and -0.0 arrive bit
+        for bit. A ``FieldKind.SCALAR`` field is a value of the output's type (``DML_SCALAR_UNION``),
+        rounded to it first."""
+        if self.is_reduction:
+            return {}
+        desc, row = self.desc, self.row
+        out_type = self.dtypes[row.output_fields[0].name]
+        values: dict[str, Any] = {}
+        if self.scale_bias is not None:
+            values[SCALE], values[BIAS] = self.scale_bias.scale, self.scale_bias.bias
+        for f in row.param_fields:
+            v = getattr(desc, f.name)
+            if f.kind is FieldKind.SCALAR:
+                v = out_type.numpy_dtype.type(v)
+            values[f.kernel_name] = v
+        if self.fused_desc is not None:
+            for f in self.fused_desc.row.param_fields:
+                values[FUSED_PREFIX + f.kernel_name] = getattr(self.fused_desc, f.name)
+        typed = {}
+        for name, dt in self.scalar_types:
+            v = values[name]
+            typed[name] = dt.numpy_dtype.type(int(v) if dt is DataType.INT32 else v)
+        return typed
+
+    @property
+    def scalar_types(self) -> tuple[tuple[str, DataType], ...]:
+        """The kernel's scalar arguments in order, with their types (``codegen.scalar_params``)."""
+        if self.is_reduction:
+            return ()
+        out_type = self.dtypes[self.row.output_fields[0].name]
+        return scalar_params(self.elementwise_row, out_type, self.has_scale_bias, self.fused)
+
+    @functools.cached_property
+    def layout(self) -> FastPlan | None:
+        """The GPU's flat or rows kernel plan for these tensors (``launch_plan.plan_tensors``), or None
+        where neither applies (reductions, more than one output, layouts that do not coalesce)."""
+        if self.is_reduction or len(self.row.output_fields) != 1:
+            return None
+        return plan_tensors([t for _, t in self.inputs], self.output)
+
+    @functools.cached_property
+    def two_pass(self) -> TwoPassPlan | None:
+        """The two-pass layout of a reduction (``reduce_plan.plan_two_pass``), or None for one launch."""
+        if not self.is_reduction:
+            return None
+        (_, inp), *_ = self.inputs
+        return plan_two_pass(inp.sizes, inp.element_strides, self.axes)
+
+
+def lower(desc: OperatorDesc) -> Lowering:
+    """The :class:`Lowering` of a validated descriptor."""
+    row = desc.row
+    dtypes = {f.name: getattr(desc, f.name).data_type for f in row.tensor_fields if getattr(desc, f.name) is not None}
+    inputs = tuple(
+        (k, getattr(desc, f.name)) for k, f in enumerate(row.input_fields) if getattr(desc, f.name) is not None
+    )
+    output: TensorDesc = getattr(desc, row.output_fields[0].name)
+    if isinstance(row, ReductionRow):
+        variant = row.variant_of(desc)
+        assert variant is not None, row.name
+        (_, inp), *_ = inputs
+        axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
+        return Lowering(
+            desc, row, dtypes, inputs, output, variant=variant, axes=axes, count=math.prod(inp.sizes[a] for a in axes)
+        )
+    assert isinstance(row, ElementwiseRow), row.name
+    outputs = [getattr(desc, f.name) for f in row.output_fields]
+    tensors = [t for _, t in inputs] + [t for t in outputs if t is not None]
+    flat = all(t.is_packed and t.sizes == output.sizes for t in tensors)
+    sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
+    fused = getattr(desc, row.fused_field.name) if row.fused_field is not None else None
+    return Lowering(desc, row, dtypes, inputs, output, scale_bias=sb, fused_desc=fused, flat=flat)
