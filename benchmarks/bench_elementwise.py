@@ -64,18 +64,23 @@ from descriptors import (  # noqa: E402
     ElementWiseAdd1OperatorDesc,
     ElementWiseAddOperatorDesc,
     ElementWiseExpOperatorDesc,
+    ExecutionFlags,
+    GraphDesc,
     ReduceFunction,
     ReduceOperatorDesc,
     ScaleBias,
     TensorDesc,
+    desc_class,
 )
+from descriptors.graph import InputEdge, IntermediateEdge, OperatorNode, OutputEdge  # noqa: E402
 
 __all__ = ["main", "run"]
 
 ROW_C = 1024
 ELEMENTWISE = "gpuops-ElementwiseKernel"  # CuPy only: the same operator without gpuops' fast kernels
 UFUNCS = "gpuops-ufuncs"  # NumPy only: the same operator without the compiled (numba) tier
-ALTERNATIVES = (ELEMENTWISE, UFUNCS)
+NODES = "gpuops-node-by-node"  # a compiled graph's nodes run one by one (no fusion)
+ALTERNATIVES = (ELEMENTWISE, UFUNCS, NODES)
 OVERHEAD_N = 1000
 CASES = (
     "add_f32",
@@ -91,6 +96,7 @@ CASES = (
     "sum_inner_f32",
     "sum_outer_f32",
     "max_inner_f32",
+    "graph_chain4_f32",
     "overhead_f32",
 )
 REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced)
@@ -433,6 +439,41 @@ class Bench:
             ],
         )
 
+    def graph_chain(self, n: int) -> Group:
+        """y = relu(x * 0.5 + 1) * x + x as a 4-node graph (IDENTITY with ScaleBias, RELU, MULTIPLY, ADD):
+        fused (one kernel: reads x, writes y, 8 bytes per element), its nodes one by one (40 bytes: four
+        passes, three intermediates written and read back), NumPy's five-ufunc chain, and a copy."""
+        from gpuops.compiled_graph import CompiledGraph
+
+        xp = self.xp
+        t = TensorDesc(DataType.FLOAT32, (n,))
+        graph = _chain4(t)
+        fused = self.device.compile_graph(graph)
+        nodes = CompiledGraph(self.device, graph, ExecutionFlags.NONE, fuse=False)
+        x = self.array(n, np.float32)
+        y, y2, copy_dst = self.empty(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
+        half, one, zero = np.float32(0.5), np.float32(1), np.float32(0)
+
+        def numpy_chain() -> None:
+            xp.multiply(x, half, out=y2)
+            xp.add(y2, one, out=y2)
+            xp.maximum(y2, zero, out=y2)
+            xp.multiply(y2, x, out=y2)
+            xp.add(y2, x, out=y2)
+
+        return Group(
+            "graph_chain4_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: fused.execute([x], [y]), 8),
+                Variant(self.baseline, numpy_chain, 40),
+                Variant(NODES, lambda: nodes.execute([x], [y]), 40),
+                Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
+            ],
+        )
+
     def overhead(self) -> Group:
         g = self.binary("overhead_f32", OVERHEAD_N, DataType.FLOAT32)
         g.variants = [v for v in g.variants if v.name != "copy"]
@@ -481,6 +522,23 @@ class Bench:
             r["ratio_to_baseline"] = r["median_us"] / base["median_us"]
             r["bw_vs_copy"] = r["GB_s"] / copy["GB_s"] if copy else None
         return rows
+
+
+def _chain4(t: TensorDesc) -> GraphDesc:
+    """relu(x * 0.5 + 1) * x + x: IDENTITY (ScaleBias 0.5, 1) -> RELU -> MULTIPLY by x -> ADD x."""
+    identity, relu, mul, add = (
+        desc_class(n) for n in ("ELEMENT_WISE_IDENTITY", "ACTIVATION_RELU", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_ADD")
+    )
+    nodes = [
+        OperatorNode(identity(input_tensor=t, output_tensor=t, scale_bias=ScaleBias(0.5, 1.0))),
+        OperatorNode(relu(input_tensor=t, output_tensor=t)),
+        OperatorNode(mul(a_tensor=t, b_tensor=t, output_tensor=t)),
+        OperatorNode(add(a_tensor=t, b_tensor=t, output_tensor=t)),
+    ]
+    return GraphDesc(
+        1, 1, nodes, [InputEdge(0, 0, 0), InputEdge(0, 2, 1), InputEdge(0, 3, 1)], [OutputEdge(3, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0), IntermediateEdge(2, 0, 3, 0)],
+    )  # fmt: skip
 
 
 def sizes(quick: bool, max_log2: int | None, backend: str = "numpy", explicit: Sequence[int] = ()) -> list[int]:
@@ -597,6 +655,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "bw_vs_copy_at_largest": big["bw_vs_copy"],
             "GB_s_at_largest": big["GB_s"],
         }
+        alt = {r["n"]: r for r in rows if r["case"] == case and r["variant"] == NODES}
+        if big["n"] in alt:  # what fusion buys: the nodes one by one over the fused graph
+            entry["node_by_node_over_fused_at_largest"] = alt[big["n"]]["median_us"] / big["median_us"]
         if case == "overhead_f32":
             base = next(r for r in rows if r["case"] == case and r["variant"] not in ("gpuops", *ALTERNATIVES, "copy"))
             entry["gpuops_us_per_call"] = big["median_us"]
@@ -624,6 +685,7 @@ def plot(result: dict[str, Any], path: Path) -> bool:
         "gpuops": ("C0", "o", "-"),
         ELEMENTWISE: ("C2", "x", "-."),
         UFUNCS: ("C2", "x", "-."),
+        NODES: ("C3", "v", "-."),
         baseline: ("C1", "s", "--"),
         "copy": ("0.5", "^", ":"),
     }
@@ -637,6 +699,7 @@ def plot(result: dict[str, Any], path: Path) -> bool:
                 "gpuops": "gpuops execute()",
                 ELEMENTWISE: "gpuops, CuPy ElementwiseKernel path",
                 UFUNCS: "gpuops, ufunc chain (no numba)",
+                NODES: "gpuops, the nodes one by one",
                 "copy": f"{baseline}.copyto",
             }.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
@@ -712,6 +775,8 @@ def run(
                     groups.append(bench.row_bcast(n, DataType.FLOAT16))
                 elif case in REDUCE_CASES:
                     groups.append(bench.reduction(case, n))
+                elif case == "graph_chain4_f32":
+                    groups.append(bench.graph_chain(n))
                 else:
                     raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
         case_rows: list[dict[str, Any]] = []

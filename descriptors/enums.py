@@ -85,9 +85,40 @@ class DataType(enum.IntEnum):
         return _DOC_ORDER.index(self)
 
     @classmethod
+    def parse(cls, value: object, where: str = "data type") -> DataType:
+        """The one data-type parser: a ``DataType`` (or its value), its name in any case (``"FLOAT16"``,
+        ``"float16"``), a NumPy dtype or scalar type (``np.float32``, ``np.dtype("int8")``, ml_dtypes'
+        ``bfloat16``) or a NumPy name (``"int8"``, ``"bool"``). ``DescriptorError`` naming ``where`` otherwise."""
+        from .errors import DescriptorError
+
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, bool):  # an int, but never a DataType
+            pass
+        elif isinstance(value, int):
+            try:
+                return cls(value)
+            except ValueError:
+                pass
+        elif isinstance(value, str) and value.strip().upper() in cls.__members__:
+            return cls[value.strip().upper()]
+        else:
+            try:
+                return cls.from_numpy(value)
+            except TypeError:
+                pass
+        allowed = ", ".join(d.name for d in cls)
+        raise DescriptorError(
+            f"{where}: {value!r} is not a data type; allowed: {allowed} (or their NumPy dtypes)", "data_type"
+        )
+
+    @classmethod
     def from_numpy(cls, dtype: object) -> DataType:
         """The DataType of a NumPy dtype (or anything ``numpy.dtype`` accepts)."""
-        dt = np.dtype(dtype)  # type: ignore[call-overload]
+        try:
+            dt = np.dtype(dtype)  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            raise TypeError(f"DataType.from_numpy: {dtype!r} is not a NumPy dtype") from None
         for member, npdt in _NUMPY.items():
             if npdt == dt:
                 return member

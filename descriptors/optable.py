@@ -13,19 +13,19 @@ class, ``OperatorType`` member, capability tables, validation, kernels on every 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 import os
 from types import ModuleType
 
 from .cuda_helpers import COMMON_HELPERS, HelperRegistry
-from .errors import UnknownOperatorError
 from .rows_activation import ACTIVATION_HELPERS, ACTIVATION_ROWS
 from .rows_backward import BACKWARD_HELPERS, BACKWARD_ROWS
 from .rows_binary import BINARY_HELPERS, BINARY_ROWS
 from .rows_reduce import REDUCE_HELPERS, REDUCE_ROWS
 from .rows_unary import UNARY_HELPERS, UNARY_ROWS
-from .schema import ElementwiseRow, Family, OpRow, ReductionRow
+from .schema import NO_DEFAULT, ElementwiseRow, Family, OpRow, ReductionRow
 
 __all__ = [
     "ELEMENTWISE_ROWS",
@@ -67,8 +67,40 @@ OP_MODULES: tuple[ModuleType, ...] = tuple(_op_modules())
 #: Rows of the out-of-tree operator modules (``GPUOPS_OP_MODULES``), in the order named; () by default.
 OUT_OF_TREE_ROWS: tuple[ElementwiseRow, ...] = tuple(r for m in OP_MODULES for r in m.ROWS)
 
+
+def _with_forward_defaults(
+    backward: tuple[ElementwiseRow, ...], forward: tuple[ElementwiseRow, ...]
+) -> tuple[ElementwiseRow, ...]:
+    """Backward rows whose ``alpha``/``beta`` default as the first forward row linking to them (``grad=``, in
+    table order) defaults its own: ELU's alpha is 1.0 forward and backward, HARD_SWISH's 1/6 and 0.5. A forward
+    row without the parameter, or without a default for it (ACTIVATION_RELU for ELTWISE_RELU_GRAD, LINEAR),
+    leaves the backward's 0.0."""
+    first: dict[str, ElementwiseRow] = {}
+    for row in forward:
+        for link in (row.grad, row.grad_use_dst):
+            if link:
+                first.setdefault(link, row)
+    out = []
+    for row in backward:
+        fw = first.get(row.name)
+        if fw is not None:
+            defaults = {
+                f.name: f.default for f in fw.fields if f.name in ("alpha", "beta") and f.default is not NO_DEFAULT
+            }
+            fields = tuple(
+                dataclasses.replace(f, default=defaults[f.name]) if f.name in defaults else f for f in row.fields
+            )
+            row = dataclasses.replace(row, fields=fields)
+        out.append(row)
+    return tuple(out)
+
+
 ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = (
-    BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS + BACKWARD_ROWS + OUT_OF_TREE_ROWS
+    BINARY_ROWS
+    + UNARY_ROWS
+    + ACTIVATION_ROWS
+    + _with_forward_defaults(BACKWARD_ROWS, BINARY_ROWS + UNARY_ROWS + ACTIVATION_ROWS)
+    + OUT_OF_TREE_ROWS
 )
 REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
 ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS
@@ -112,15 +144,11 @@ OperatorType.__doc__ = "DML_OPERATOR_TYPE names without the prefix, plus gpuops 
 OperatorType.__module__ = "descriptors"
 
 
-def row_of(op: OperatorType | str) -> OpRow:
-    """The op-table row of an operator type (or of its name)."""
-    if isinstance(op, str):
-        name = op
-    elif isinstance(op, OperatorType):
-        name = op.name
-    else:
-        raise TypeError(f"an operator type is an OperatorType or its name (got {type(op).__name__} {op!r})")
-    try:
-        return ROW_BY_NAME[name]
-    except KeyError:
-        raise UnknownOperatorError(f"no operator {name!r} in the op table", "operator_type") from None
+def row_of(op: OperatorType | str | object) -> OpRow:
+    """The op-table row of an operator: an ``OperatorType``, a descriptor class, or a name in any spelling
+    ``descriptors.names.operator_type`` reads (``"ELEMENT_WISE_ADD"``, ``"add"``, ``"sub"``)."""
+    if isinstance(op, str) and op in ROW_BY_NAME:  # the common case, without the parser
+        return ROW_BY_NAME[op]
+    from .names import operator_type
+
+    return ROW_BY_NAME[operator_type(op).name]

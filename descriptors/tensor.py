@@ -125,15 +125,7 @@ class TensorDesc:
     guaranteed_base_offset_alignment: int = 0
 
     def __post_init__(self) -> None:
-        try:
-            if isinstance(self.data_type, bool):  # an int, but never a DataType
-                raise ValueError
-            data_type = DataType(self.data_type)
-        except (ValueError, TypeError):
-            allowed = ", ".join(d.name for d in DataType)
-            raise DescriptorError(
-                f"TensorDesc.data_type must be a DataType (got {self.data_type!r}); allowed: {allowed}", "data_type"
-            ) from None
+        data_type = DataType.parse(self.data_type, "TensorDesc.data_type")
         object.__setattr__(self, "data_type", data_type)
         object.__setattr__(self, "sizes", _as_uint_tuple(self.sizes, "sizes"))
         if self.strides is not None:
@@ -174,6 +166,18 @@ class TensorDesc:
     def is_packed(self) -> bool:
         """True when the tensor is dense row-major (null strides or strides equal to packed)."""
         return self.strides is None or self.strides == packed_strides(self.sizes) or self.element_count == 1
+
+    @classmethod
+    def from_array(cls, array: object) -> TensorDesc:
+        """The packed tensor of an array's data type and shape (a 0-d array is sizes ``(1,)``): any object with
+        ``dtype`` and ``shape`` (NumPy, CuPy, the emulator's arrays, torch tensors through NumPy's dtype)."""
+        dtype = getattr(array, "dtype", None)
+        shape = getattr(array, "shape", None)
+        if dtype is None or shape is None:
+            raise TypeError(
+                f"TensorDesc.from_array: expected an array with dtype and shape (got {type(array).__name__})"
+            )
+        return cls(DataType.parse(dtype, "TensorDesc.from_array"), tuple(int(s) for s in shape) or (1,))
 
     @classmethod
     def packed(cls, data_type: DataType, sizes: Sequence[int]) -> TensorDesc:

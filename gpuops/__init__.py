@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import logging
 
+from descriptors import *  # noqa: F403 - every public name of descriptors: from gpuops import TensorDesc
 from descriptors import DescriptorError
 
 from . import config  # reads and validates GPUOPS_* once: a bad value is a ConfigError here
+from .convenience import run
 from .device import BACKEND_FEATURE_LEVEL, CompiledOperator, Device, Operator
 from .errors import BindingError, ConfigError, UnsupportedError
+from .graph_builder import GraphBuilder
 from .kernels import build_count
 
 logging.getLogger("gpuops").addHandler(logging.NullHandler())
@@ -32,8 +35,12 @@ __all__ = [
     "ConfigError",
     "DescriptorError",
     "Device",
+    "GraphBuilder",
     "Operator",
     "UnsupportedError",
     "build_count",
     "config",
+    "run",
 ]
+# Every public name of descriptors is importable from gpuops too (``from gpuops import TensorDesc``); they
+# stay out of __all__ so the API reference documents each once, on the descriptors page.

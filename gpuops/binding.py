@@ -29,7 +29,7 @@ import numpy as np
 from descriptors import OperatorDesc, TensorDesc
 from descriptors.schema import OpRow
 
-from .errors import BindingError
+from .errors import BindingError, count
 
 __all__ = ["BindingPlan", "Slot"]
 
@@ -50,6 +50,27 @@ class Slot:
     dtype: np.dtype | None
     need: int
     align: int
+    unread: bool = False  # a compiled graph's input that feeds no node: any buffer (or None), never read
+
+
+def _size_hint(t: TensorDesc, need: int) -> str:
+    """What a too-short buffer needs, in elements too, with the likely mistake named."""
+    item = t.data_type.itemsize
+    elements = -(-need // item)
+    hint = (
+        f"the tensor (sizes {tuple(t.sizes)}) needs total_tensor_size_in_bytes = {need}: pad the buffer to "
+        f"{elements} {t.data_type.name} elements"
+    )
+    if t.strides is not None and len(t.sizes) > 1:
+        packed = [1] * len(t.sizes)
+        for d in range(len(t.sizes) - 2, -1, -1):
+            packed[d] = packed[d + 1] * t.sizes[d + 1]
+        if tuple(t.strides) == tuple(p * item for p in packed):
+            hint += (
+                f". The strides {tuple(t.strides)} look like byte strides: TensorDesc strides count elements "
+                f"({tuple(packed)}, or None, for this packed tensor)"
+            )
+    return hint
 
 
 class BindingPlan:
@@ -66,12 +87,6 @@ class BindingPlan:
         host: bool = False,
     ) -> None:
         """``host``: the backend binds host memory (NumPy arrays), so ``numpy.memmap`` is accepted too."""
-        self.op = row.name
-        self.row = row
-        self.array_type = array_type
-        self.pointer = pointer
-        self.may_overlap = may_overlap
-        self.backend = backend
 
         def slot(role: str) -> Slot:
             t: TensorDesc | None = getattr(desc, role)
@@ -82,20 +97,58 @@ class BindingPlan:
                 role, t, t.data_type.numpy_dtype, t.total_tensor_size_in_bytes, t.guaranteed_base_offset_alignment
             )
 
-        self.inputs = tuple(slot(f.name) for f in row.input_fields)
-        self.outputs = tuple(slot(f.name) for f in row.output_fields)
+        ins = tuple(slot(f.name) for f in row.input_fields)
+        outs = tuple(slot(f.name) for f in row.output_fields)
         # Output -> inputs it may legally share a buffer with (in place, identical descriptors).
-        self.shareable = {
-            o.role: frozenset(i.role for i in self.inputs if row.in_place and i.tensor == o.tensor)
-            for o in self.outputs
-        }
+        shareable = {o.role: frozenset(i.role for i in ins if row.in_place and i.tensor == o.tensor) for o in outs}
+        self._setup(row.name, ins, outs, row.in_place, shareable, array_type, pointer, may_overlap, backend, host)
+
+    @classmethod
+    def from_slots(
+        cls,
+        op: str,
+        inputs: tuple[Slot, ...],
+        outputs: tuple[Slot, ...],
+        array_type: type[Any],
+        pointer: Callable[[Any], int],
+        may_overlap: Callable[[Any, Any], bool],
+        backend: str,
+        host: bool = False,
+    ) -> BindingPlan:
+        """The rules for buffers described by slots alone (a compiled graph's inputs and outputs): no output
+        may share memory with an input or another output."""
+        plan = cls.__new__(cls)
+        shareable = {o.role: frozenset[str]() for o in outputs}
+        plan._setup(op, inputs, outputs, False, shareable, array_type, pointer, may_overlap, backend, host)
+        return plan
+
+    def _setup(
+        self,
+        op: str,
+        inputs: tuple[Slot, ...],
+        outputs: tuple[Slot, ...],
+        in_place: bool,
+        shareable: dict[str, frozenset[str]],
+        array_type: type[Any],
+        pointer: Callable[[Any], int],
+        may_overlap: Callable[[Any, Any], bool],
+        backend: str,
+        host: bool,
+    ) -> None:
+        self.op = op
+        self.in_place = in_place
+        self.array_type = array_type
+        self.pointer = pointer
+        self.may_overlap = may_overlap
+        self.backend = backend
+        self.inputs = inputs
+        self.outputs = outputs
+        self.shareable = shareable
         # (dtype, bytes needed) per input for check()'s common path; None when the operator has
         # an absent optional tensor, an alignment promise or several outputs (check_all then).
-        simple = len(self.outputs) == 1 and all(
-            s.tensor is not None and not s.align for s in (*self.inputs, *self.outputs)
-        )
-        self._fast = tuple((s.dtype, s.need) for s in self.inputs) if simple else None
-        self._fast_out = (self.outputs[0].dtype, self.outputs[0].need)
+        simple = len(outputs) == 1 and all(s.tensor is not None and not s.align for s in (*inputs, *outputs))
+        self._fast = tuple((s.dtype, s.need) for s in inputs) if simple else None
+        self._fast_out = (outputs[0].dtype, outputs[0].need)
         # NumPy sets OWNDATA only on memory it allocated itself, so two distinct arrays that
         # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
         # made over another's memory pointer also has: there, always ask may_overlap.
@@ -109,7 +162,8 @@ class BindingPlan:
         if len(bufs) != len(slots):
             optional = "; pass None for an absent optional tensor" if what == "inputs" else ""
             raise BindingError(
-                f"{self.op}: {len(bufs)} {what[:-1]} buffers bound; the operator has {len(slots)} {what} "
+                f"{self.op}: {count(len(bufs), what[:-1] + ' buffer')} bound; the operator has "
+                f"{count(len(slots), what[:-1])} "
                 f"({', '.join(s.role for s in slots)}){optional}"
             )
         return bufs
@@ -117,7 +171,7 @@ class BindingPlan:
     def _buffer(self, s: Slot, buf: Any, is_output: bool) -> None:
         op = self.op
         if s.tensor is None:
-            if buf is not None:
+            if buf is not None and not s.unread:
                 raise BindingError(f"{op}: {s.role} is absent from the descriptor, so its buffer must be None")
             return
         if buf is None:
@@ -142,10 +196,7 @@ class BindingPlan:
                 f"{op}: {s.role} buffer has dtype {buf.dtype}; the tensor is {s.tensor.data_type.name} ({s.dtype})"
             )
         if buf.nbytes < s.need:
-            raise BindingError(
-                f"{op}: {s.role} buffer holds {buf.nbytes} bytes; the tensor needs "
-                f"total_tensor_size_in_bytes = {s.need}"
-            )
+            raise BindingError(f"{op}: {s.role} buffer holds {buf.nbytes} bytes; {_size_hint(s.tensor, s.need)}")
         if s.align:
             ptr = self.pointer(buf)
             if ptr % s.align:
@@ -218,7 +269,7 @@ class BindingPlan:
                 if self.may_overlap(obuf, obuf2):
                     raise BindingError(f"{self.op}: outputs {o.role} and {o2.role} overlap in memory")
             for i, ibuf in zip(self.inputs, ins, strict=True):
-                if ibuf is None or not self.may_overlap(obuf, ibuf):
+                if ibuf is None or i.tensor is None or not self.may_overlap(obuf, ibuf):
                     continue
                 o_lo, i_lo = self.pointer(obuf), self.pointer(ibuf)
                 if (o_lo, obuf.nbytes) != (i_lo, ibuf.nbytes):
@@ -226,7 +277,7 @@ class BindingPlan:
                         f"{self.op}: {o.role} partially overlaps {i.role} (bytes [{o_lo:#x}, +{obuf.nbytes}) vs "
                         f"[{i_lo:#x}, +{ibuf.nbytes})); only an identical buffer may be shared (in-place execution)"
                     )
-                if not self.row.in_place:
+                if not self.in_place:
                     raise BindingError(
                         f"{self.op}: {o.role} is bound to the same buffer as {i.role}, but {self.op} does not run "
                         "in place"
@@ -237,7 +288,8 @@ class BindingPlan:
                         f"descriptors (got {o.tensor} vs {i.tensor})"
                     )
                 aliased = True
-        return [self._flat(b) for b in ins], [self._flat(b) for b in outs], aliased
+        flat_ins = [self._flat(b) if s.tensor is not None else None for s, b in zip(self.inputs, ins, strict=True)]
+        return flat_ins, [self._flat(b) for b in outs], aliased
 
     def _flat(self, buf: Any) -> Any:
         """A checked buffer as a plain 1-D array of the backend: the same memory, no copy."""

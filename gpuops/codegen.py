@@ -17,7 +17,7 @@ from descriptors.compute import ComputePlan, compute_plan
 from descriptors.optable import HELPERS
 from descriptors.schema import Domain, ElementwiseRow, Field, FieldKind
 
-__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "param_name", "scalar_params"]
+__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "node_body", "param_name", "scalar_params"]
 
 # CuPy's C names for each dtype (cupy._core._scalar.get_typename).
 C_TYPES: dict[DataType, str] = {
@@ -80,6 +80,7 @@ class KernelSpec:
     plan: ComputePlan
     scalar_types: tuple[DataType, ...] = ()
     tensor_types: tuple[tuple[str, DataType], ...] = ()  # role -> DataType, inputs then outputs
+    options: tuple[str, ...] = ()  # extra NVRTC options (a fused graph kernel: --fmad=false)
 
     @property
     def source(self) -> str:
@@ -167,6 +168,55 @@ def scalar_params(
     return tuple(out)
 
 
+def node_body(
+    row: ElementwiseRow,
+    dtypes: Mapping[str, DataType],
+    has_scale_bias: bool,
+    fused: ElementwiseRow | None,
+    operands: Mapping[str, str],
+    out: str,
+) -> tuple[list[str], list[str]]:
+    """The statements computing one element of ``row`` (and its fused activation), and the helpers they call.
+
+    ``operands``: input role -> the C expression holding the stored input value (a kernel parameter, or a
+    fused graph's local variable); ``out``: the lvalue receiving the result in the output's type. The
+    statements declare ``T``/``U`` and the operands ``x``, ``y``, ``z``, and read the scalar arguments by the
+    names :func:`scalar_params` gives, so a fused graph wraps each node's statements in a block of their own.
+    """
+    plan = compute_plan(row, dtypes, has_scale_bias)
+    in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+    out_type = dtypes[row.output_fields[0].name]
+    t = C_TYPES[plan.compute]
+    lines = [f"typedef {t} T;", f"typedef {_wide_unsigned(plan.compute)} U;"]
+    for role in in_roles:
+        ct = C_TYPES[plan.inputs[role]]
+        src = operands[role]
+        value = f"gpuops_bitcast<{ct}>({src})" if row.domain is Domain.BITS else f"static_cast<{ct}>({src})"
+        if role == row.primary_role and has_scale_bias:
+            value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
+        lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
+    expr = row.exprs.cuda_for(plan.value_class)
+    oc = C_TYPES[out_type]
+    result_type = C_TYPES[plan.out_compute]
+    helpers = list(row.helpers)
+    if fused is not None:
+        lines.append(f"{result_type} v = static_cast<{result_type}>({expr});")
+        act = fused.exprs.cuda_for("float")
+        renames = "".join(f"const float {f.kernel_name} = {FUSED_PREFIX}{f.kernel_name}; " for f in fused.param_fields)
+        lines.append(f"{{ {renames}const {result_type} x = v; v = static_cast<{result_type}>({act}); }}")
+        expr = "v"
+        helpers += fused.helpers
+    if row.domain is Domain.BITS:
+        lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{result_type}>({expr}));")
+    else:
+        lines.append(f"{out} = static_cast<{oc}>({expr});")
+    if row.domain is Domain.BITS:
+        helpers.append("bitcast")
+    if has_scale_bias:
+        helpers.append("float_overloads")
+    return lines, helpers
+
+
 def elementwise_kernel_spec(
     row: ElementwiseRow,
     dtypes: Mapping[str, DataType],
@@ -187,37 +237,9 @@ def elementwise_kernel_spec(
     in_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in in_roles]
     in_params += [f"{PARAM_TYPES[t]} {n}" for n, t in scalars]
     out_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in out_roles]
-
-    t = C_TYPES[plan.compute]
-    lines = [f"typedef {t} T;", f"typedef {_wide_unsigned(plan.compute)} U;"]
-    for role in in_roles:
-        ct = C_TYPES[plan.inputs[role]]
-        src = param_name(role)
-        value = f"gpuops_bitcast<{ct}>({src})" if row.domain is Domain.BITS else f"static_cast<{ct}>({src})"
-        if role == row.primary_role and has_scale_bias:
-            value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
-        lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
-    expr = row.exprs.cuda_for(plan.value_class)
-    out = param_name(out_roles[0])
-    oc = C_TYPES[out_type]
-    result_type = C_TYPES[plan.out_compute]
-    helpers = list(row.helpers)
-    if fused is not None:
-        lines.append(f"{result_type} v = static_cast<{result_type}>({expr});")
-        act = fused.exprs.cuda_for("float")
-        renames = "".join(f"const float {f.kernel_name} = {FUSED_PREFIX}{f.kernel_name}; " for f in fused.param_fields)
-        lines.append(f"{{ {renames}const {result_type} x = v; v = static_cast<{result_type}>({act}); }}")
-        expr = "v"
-        helpers += fused.helpers
-    if row.domain is Domain.BITS:
-        lines.append(f"{out} = gpuops_bitcast<{oc}>(static_cast<{result_type}>({expr}));")
-    else:
-        lines.append(f"{out} = static_cast<{oc}>({expr});")
-
-    if row.domain is Domain.BITS:
-        helpers.append("bitcast")
-    if has_scale_bias:
-        helpers.append("float_overloads")
+    lines, helpers = node_body(
+        row, dtypes, has_scale_bias, fused, {r: param_name(r) for r in in_roles}, param_name(out_roles[0])
+    )
     preamble = HELPERS.source(dict.fromkeys(helpers))
     return KernelSpec(
         name=_kernel_name(row, dtypes, has_scale_bias, fused),

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from descriptors import DataType
 from descriptors.compute import compute_plan
@@ -35,7 +36,7 @@ from descriptors.schema import Domain, ElementwiseRow, OpRow
 
 from .codegen import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
 
-__all__ = ["LOOP_TYPES", "LoopSpec", "Untranslatable", "loop_spec", "translate"]
+__all__ = ["LOOP_TYPES", "LoopSpec", "Untranslatable", "fused_loop_spec", "loop_spec", "translate"]
 
 # Storage types the loop reads and writes: float16/bfloat16 as their uint16 bits.
 LOOP_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
@@ -305,29 +306,124 @@ def loop_spec(
         lines.append(f"{out}[{index[out]}] = {_STORE[dtypes[out_role]].format('v')}")
         return lines
 
-    every = [*arrays, out]
-    uses = sorted({_LOAD[dt].split("(")[0] for dt in dtypes.values() if dt in (DataType.FLOAT16, DataType.BFLOAT16)})
-    uses += sorted({_STORE[dt].split("(")[0] for dt in dtypes.values() if dt in (DataType.FLOAT16, DataType.BFLOAT16)})
+    source = _loop_module(
+        name,
+        f"generated from the op table row {row.name}",
+        [f"T = {_NP_NAME[plan.compute]}", f"R = {_NP_NAME[plan.out_compute]}"],
+        args,
+        [*arrays, out],
+        body,
+        dtypes.values(),
+    )
+    return LoopSpec(name, source, in_roles, tuple(n for n, _ in scalars), out_role)
+
+
+def fused_loop_spec(
+    lowerings: Sequence[Any], operands: Sequence[Sequence[tuple[str, int] | None]], outputs: Sequence[int], name: str
+) -> LoopSpec | None:
+    """One compiled-tier loop for a fused group of graph nodes writing one value (``graph_plan.FusedStep``),
+    or None where a node is outside the tier (as :func:`loop_spec` decides) or the group writes several values.
+
+    ``lowerings``: each node's ``Lowering``; ``operands[k][j]``: ``("in", n)`` or ``("node", m)`` for input ``j``
+    of node ``k``; ``outputs``: the node positions whose values the loop stores. Each node rounds its result
+    to its output type (float16/bfloat16 through their bits) before the next node reads it, as when the
+    nodes run one by one; the arguments are the external inputs ``i<n>``, the scalars ``n<k>_<name>``
+    (``codegen_graph.fused_scalars``) and the output ``o0``.
+    """
+    if len(outputs) != 1:
+        return None
+    inputs: dict[int, DataType] = {}
+    scalars: list[str] = []
+    body: list[str] = []
+    types: list[str] = []
+    for k, (low, ops) in enumerate(zip(lowerings, operands, strict=True)):
+        row, dtypes = low.row, low.dtypes
+        if loop_spec(row, dtypes, low.has_scale_bias, low.fused) is None:
+            return None
+        plan = compute_plan(row, dtypes, low.has_scale_bias)
+        in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+        out_role = row.output_fields[0].name
+        names = {OPERANDS[row.input_fields.index(row.field(r))]: f"x{k}_{j}" for j, r in enumerate(in_roles)}
+        names.update({f.kernel_name: f"n{k}_{f.kernel_name}" for f in row.param_fields})
+        expr = translate(row.exprs.cuda_for(plan.value_class), names)
+        act = None
+        if low.fused is not None:
+            fnames = {
+                "x": f"v{k}",
+                **{f.kernel_name: f"n{k}_{FUSED_PREFIX}{f.kernel_name}" for f in low.fused.param_fields},
+            }
+            act = translate(low.fused.exprs.cuda_for("float"), fnames)
+        scalars += [f"n{k}_{n}" for n, _ in low.scalar_types]
+        types.append(f"T{k} = {_NP_NAME[plan.compute]}\nR{k} = {_NP_NAME[plan.out_compute]}")
+        field_of = dict(zip((f.name for f in row.input_fields), ops, strict=True))
+        for j, role in enumerate(in_roles):
+            src = field_of[role]
+            assert src is not None
+            if src[0] == "in":
+                inputs[src[1]] = dtypes[role]
+                value = _LOAD[dtypes[role]].format(f"i{src[1]}[{{i}}]")
+            else:
+                value = _LOAD[dtypes[role]].format(f"s{src[1]}")
+            if plan.inputs[role] is DataType.FLOAT64 and dtypes[role] is not DataType.FLOAT64:
+                value = f"np.float64({value})"
+            elif plan.inputs[role] is DataType.FLOAT32 and dtypes[role] is DataType.FLOAT64:
+                value = f"np.float32({value})"
+            if role == row.primary_role and low.has_scale_bias:
+                value = f"{value} * T{k}(n{k}_{SCALE}) + T{k}(n{k}_{BIAS})"
+            body.append(f"x{k}_{j} = {value}")
+        body.append(f"v{k} = R{k}({_typed(expr, k)})")
+        if act is not None:
+            body.append(f"v{k} = R{k}({_typed(act, k)})")
+        body.append(f"s{k} = {_STORE[dtypes[out_role]].format(f'v{k}')}")  # the node's stored value
+    (last,) = outputs
+    arrays = [f"i{n}" for n in sorted(inputs)]
+    args = [*arrays, *scalars, "o0"]
+    all_types = {*inputs.values(), *(low.dtypes[low.row.output_fields[0].name] for low in lowerings)}
+
+    def element(index: Mapping[str, str]) -> list[str]:
+        lines = []
+        for line in body:
+            for a in arrays:
+                line = line.replace(f"{a}[{{i}}]", f"{a}[{index[a]}]")
+            lines.append(line)
+        lines.append(f"o0[{index['o0']}] = s{last}")
+        return lines
+
+    source = _loop_module(name, "a fused graph group, generated from its nodes' op-table rows", types, args,
+                          [*arrays, "o0"], element, all_types)  # fmt: skip
+    return LoopSpec(name, source, tuple(arrays), tuple(scalars), "o0")
+
+
+def _loop_module(
+    name: str,
+    origin: str,
+    types: Sequence[str],
+    args: Sequence[str],
+    every: Sequence[str],
+    element: Callable[[Mapping[str, str]], list[str]],
+    data_types: Iterable[DataType],
+) -> str:
+    """The module source of a compiled-tier loop pair: ``name`` (flat: 1-D operands of equal length) and
+    ``name + "_rows"`` (the bound buffers with row and column strides). ``every``: the array arguments,
+    output last; ``element(index)``: the statements for one element, ``index[array]`` its subscript."""
+    half = [dt for dt in set(data_types) if dt in (DataType.FLOAT16, DataType.BFLOAT16)]
+    uses = sorted({_LOAD[dt].split("(")[0] for dt in half}) + sorted({_STORE[dt].split("(")[0] for dt in half})
     decorator = '@njit(nogil=True, cache=True, error_model="numpy", fastmath=False, boundscheck=False)'
     strides = [f"{a}_{k}" for a in every for k in ("rs", "cs")]
-    lines = [
-        f"# gpuops compiled loops {name}: generated from the op table row {row.name}; do not edit.",
-        "import numpy as np",
-        "from numba import njit",
-    ]
+    out = every[-1]
+    lines = [f"# gpuops compiled loops {name}: {origin}; do not edit.", "import numpy as np", "from numba import njit"]
     if uses:
         lines.append(f"from gpuops.backends.numba_convert import {', '.join(uses)}")
     lines += [
         "",
-        f"T = {_NP_NAME[plan.compute]}",
-        f"R = {_NP_NAME[plan.out_compute]}",
+        *types,
         "",
         "",
         "# flat: every operand packed, of one shape (1-D views of equal length)",
         decorator,
         f"def {name}({', '.join(args)}):",
         f"    for i in range({out}.shape[0]):",
-        *(f"        {line}" for line in body(dict.fromkeys(every, "i"))),
+        *(f"        {line}" for line in element(dict.fromkeys(every, "i"))),
         "",
         "",
         "# rows: element (r, c) of operand k at k[r * k_rs + c * k_cs] of its bound buffer, for r0 <= r < r1,",
@@ -339,7 +435,12 @@ def loop_spec(
         "        for c in range(c0, c1):",
         # Unsigned subscripts: numba adds a negative-index wrap-around branch to signed ones, which
         # kept this loop from vectorizing (float16 row broadcast 16.6 vs 1.3 ms at 2**20).
-        *(f"            {line}" for line in body({a: f"np.uint64(i_{a} + c * {a}_cs)" for a in every})),
+        *(f"            {line}" for line in element({a: f"np.uint64(i_{a} + c * {a}_cs)" for a in every})),
         "",
     ]
-    return LoopSpec(name, "\n".join(lines), in_roles, tuple(n for n, _ in scalars), out_role)
+    return "\n".join(lines)
+
+
+def _typed(expr: str, k: int) -> str:
+    """A translated expression with its compute-type casts ``T(...)`` bound to node ``k``'s ``T<k>``."""
+    return re.sub(r"\bT\(", f"T{k}(", expr)

@@ -32,7 +32,7 @@ from descriptors.schema import Reduction, ReductionRow
 
 from .codegen import _HEADERS, C_TYPES, PARAM_TYPES, param_name
 
-__all__ = ["PartialField", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
+__all__ = ["PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
 
 N_PARAM = "gpuops_n"
 SPAN_PARAM = "gpuops_span"
@@ -211,29 +211,55 @@ def _types(
     return red, plan, plan.value_class, t, _accumulator(red, plan.value_class, t)
 
 
-def reduction_kernel_spec(row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> ReductionSpec:
-    """The one-pass kernel of ``row`` with selector value ``variant`` for ``dtypes``."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class Prologue:
+    """Element-wise work fused in front of a reduction (``codegen_graph``): the reduction reads ``call`` (a
+    call of the device function ``function``, which calls ``helpers``) where it would read its input, and
+    takes ``inputs`` and ``scalars`` in place of the input parameter."""
+
+    name: str
+    inputs: tuple[tuple[str, DataType], ...]
+    scalars: tuple[tuple[str, DataType], ...]
+    call: str
+    function: str
+    helpers: tuple[str, ...]
+
+
+def reduction_kernel_spec(
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, prologue: Prologue | None = None
+) -> ReductionSpec:
+    """The one-pass kernel of ``row`` with selector value ``variant`` for ``dtypes`` (``prologue``: element-wise
+    nodes of a graph computing the input in the kernel, see :class:`Prologue`)."""
     red, plan, cls, t, acc = _types(row, dtypes, variant)
     (in_role,) = (f.name for f in row.input_fields)
     (out_role,) = (f.name for f in row.output_fields)
     x, y = param_name(in_role), param_name(out_role)
     names = {"T": t, "A": acc, "n": N_PARAM}
-    map_expr = _substitute(red.cuda("map", cls), {**names, "x": f"static_cast<{t}>({x})"})
+    source = x if prologue is None else prologue.call
+    map_expr = _substitute(red.cuda("map", cls), {**names, "x": f"static_cast<{t}>({source})"})
     post = _substitute(red.cuda("post", cls), names)
+    inputs = ((x, dtypes[in_role]),) if prologue is None else prologue.inputs
+    scalars = ((N_PARAM, DataType.INT64),) if prologue is None else (*prologue.scalars, (N_PARAM, DataType.INT64))
+    in_params = ", ".join(f"{PARAM_TYPES[dt]} {n}" for n, dt in (*inputs, *scalars))
+    if prologue is None:
+        preamble = HELPERS.source(red.helpers)
+    else:  # each helper once: the reduction's and the prologue's may share some
+        preamble = HELPERS.source(dict.fromkeys((*red.helpers, *prologue.helpers))) + "\n" + prologue.function
+    name = _kernel_name(row, variant, dtypes) + ("" if prologue is None else "_" + prologue.name)
     return ReductionSpec(
-        name=_kernel_name(row, variant, dtypes),
-        in_params=f"{PARAM_TYPES[dtypes[in_role]]} {x}, int64 {N_PARAM}",
+        name=name,
+        in_params=in_params,
         out_params=f"{PARAM_TYPES[dtypes[out_role]]} {y}",
         map_expr=map_expr,
         reduce_expr=_substitute(red.cuda("reduce", cls), names),
         post_map_expr=f"{y} = static_cast<{C_TYPES[dtypes[out_role]]}>({post})",
         identity=_substitute(red.cuda("identity", cls), names),
         reduce_type=acc,
-        preamble=HELPERS.source(red.helpers),
+        preamble=preamble,
         helpers=red.helpers,
-        inputs=((x, dtypes[in_role]),),
+        inputs=inputs,
         outputs=((y, dtypes[out_role]),),
-        scalar_params=((N_PARAM, DataType.INT64),),
+        scalar_params=scalars,
         plan=plan,
     )
 

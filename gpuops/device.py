@@ -16,12 +16,15 @@ from descriptors import (
     DescriptorError,
     ExecutionFlags,
     FeatureLevel,
+    GraphDesc,
     OperatorDesc,
     OperatorSupport,
     OperatorType,
+    TensorDesc,
     TensorFlags,
     operator_support,
     validate,
+    validate_graph,
 )
 from descriptors.float_range import show_number
 from descriptors.schema import OpRow
@@ -98,15 +101,7 @@ class Device:
 
     def supports_data_type(self, data_type: DataType) -> bool:
         """``DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT``: can tensors of this type be used at all."""
-        if isinstance(data_type, bool) or not isinstance(data_type, (int, DataType)):
-            raise TypeError(f"supports_data_type: expected a DataType (got {type(data_type).__name__} {data_type!r})")
-        try:
-            dt = DataType(data_type)
-        except ValueError:
-            raise DescriptorError(
-                f"supports_data_type: {data_type!r} is not a DataType; known: {', '.join(d.name for d in DataType)}",
-                "data_type",
-            ) from None
+        dt = DataType.parse(data_type, "supports_data_type")
         return self.extensions or not dt.is_extension
 
     def max_supported_feature_level(self, requested: Iterable[FeatureLevel | str]) -> FeatureLevel:
@@ -127,9 +122,10 @@ class Device:
             )
         return max(ok)
 
-    def operator_support(self, operator_type: OperatorType | str) -> OperatorSupport:
-        """What ``operator_type`` accepts at this device's level (DirectML cannot answer this)."""
-        return operator_support(operator_type, self.feature_level, extensions=self.extensions)
+    def operator_support(self, operator_type: OperatorType | str, *, variant: object = None) -> OperatorSupport:
+        """What ``operator_type`` (any spelling ``descriptors.names.operator_type`` reads: ``"add"``, the class)
+        accepts at this device's level (DirectML cannot answer this); ``variant``: one of REDUCE's functions."""
+        return operator_support(operator_type, self.feature_level, extensions=self.extensions, variant=variant)
 
     def create_operator(self, desc: OperatorDesc) -> Operator:
         """Validate ``desc`` at the device's feature level; raise ``DescriptorError`` if invalid."""
@@ -156,6 +152,24 @@ class Device:
                     "operator initializer, so bind the data at execution without the flag"
                 )
         return CompiledOperator(self, operator, _execution_flags(flags))
+
+    def compile_graph(self, graph_desc: GraphDesc, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
+        """``IDMLDevice1::CompileGraph``: validate ``graph_desc`` at the device's level and compile it into one
+        operator, element-wise nodes fused into single kernels (``gpuops.graph_plan``). ``execute`` takes the
+        graph's inputs and outputs in graph order; ``kernel_count`` says how many kernels it launches."""
+        if not isinstance(graph_desc, GraphDesc):
+            raise TypeError(f"compile_graph: expected a GraphDesc (got {type(graph_desc).__name__})")
+        validate_graph(graph_desc, self.feature_level, extensions=self.extensions)
+        for i, node in enumerate(graph_desc.nodes):
+            tensors = (*node.inputs, *node.outputs)
+            if any(t is not None and t.flags & TensorFlags.OWNED_BY_DML for t in tensors):
+                raise UnsupportedError(
+                    f"compile_graph: nodes[{i}] has an OWNED_BY_DML tensor; gpuops has no operator initializer, so "
+                    "bind the data at execution without the flag"
+                )
+        from .compiled_graph import CompiledGraph
+
+        return CompiledGraph(self, graph_desc, _execution_flags(flags))
 
 
 def _execution_flags(flags: object) -> ExecutionFlags:
@@ -240,6 +254,11 @@ class CompiledOperator:
         return self.spec.name
 
     @property
+    def operator_name(self) -> str:
+        """The DirectML operator (``"ELEMENT_WISE_ADD"``); ``"GRAPH"`` for a compiled graph."""
+        return self.row.name
+
+    @property
     def launch_path(self) -> str:
         """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
         ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
@@ -248,9 +267,26 @@ class CompiledOperator:
         return self._kernel.launch_path
 
     @property
+    def kernel_count(self) -> int:
+        """Kernels one ``execute`` launches: 1, or 2 for a two-pass reduction."""
+        return 2 if self.launch_path == "two-pass reduction" else 1
+
+    @property
     def kernel_source(self) -> str:
         """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
         return self.spec.source
+
+    def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
+        """The tensor each ``execute`` input describes (None for an absent optional one), and each output's."""
+        return self.desc.input_tensors, self.desc.output_tensors
+
+    def __call__(self, *inputs: Any, out: Any = None) -> Any:
+        """The convenience call (``gpuops.convenience``): arrays shaped like the tensors (or flat buffers) in,
+        outputs allocated with the padding DirectML needs and returned shaped like the output tensors (one bare,
+        several as a tuple); ``out=`` to write into arrays of your own. ``execute`` stays the zero-copy path."""
+        from .convenience import call
+
+        return call(self, inputs, out)
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""

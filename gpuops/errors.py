@@ -23,3 +23,8 @@ class ConfigError(ValueError):
         super().__init__(message)
         self.variable = variable
         self.value = value
+
+
+def count(n: int, noun: str) -> str:
+    """``count(1, "output")`` -> ``"1 output"``, ``count(2, "output")`` -> ``"2 outputs"``: messages say it right."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

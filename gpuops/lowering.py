@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from descriptors import DataType, OperatorDesc, TensorDesc
 from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow
@@ -25,7 +25,10 @@ from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .launch_plan import FastPlan, plan_tensors
 from .reduce_plan import TwoPassPlan, plan_two_pass
 
-__all__ = ["Lowering", "lower"]
+if TYPE_CHECKING:
+    from .graph_plan import FusedStep
+
+__all__ = ["FusedLowering", "Lowering", "lower"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -189,3 +192,64 @@ def lower(desc: OperatorDesc) -> Lowering:
     sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
     fused = getattr(desc, row.fused_field.name) if row.fused_field is not None else None
     return Lowering(desc, row, dtypes, inputs, output, scale_bias=sb, fused_desc=fused, flat=flat)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class FusedLowering:
+    """A fused group of element-wise graph nodes (``graph_plan.FusedStep``) and each node's :class:`Lowering`:
+    what a backend compiles into one kernel (``Backend.compile_fused``).
+
+    The kernel's inputs are the step's external inputs in order (``inputs``: (position, layout)), its
+    outputs the step's materialized values (``outputs``: layouts).
+    """
+
+    step: FusedStep
+    nodes: tuple[Lowering, ...]
+
+    @property
+    def inputs(self) -> tuple[tuple[int, TensorDesc], ...]:
+        return tuple((n, layout) for n, (_, layout) in enumerate(self.step.inputs))
+
+    @property
+    def outputs(self) -> tuple[TensorDesc, ...]:
+        return tuple(layout for _, _, layout in self.step.outputs)
+
+    @property
+    def output(self) -> TensorDesc:
+        """The one output (the flat/rows kernels write one)."""
+        (out,) = self.outputs
+        return out
+
+    @property
+    def flat(self) -> bool:
+        tensors = [t for _, t in self.inputs] + list(self.outputs)
+        return all(t.is_packed and t.sizes == tensors[0].sizes for t in tensors)
+
+    @functools.cached_property
+    def spec(self) -> KernelSpec:
+        from .codegen_graph import fused_kernel_spec
+
+        return fused_kernel_spec(self.step, self.nodes)
+
+    @property
+    def elementwise_spec(self) -> KernelSpec:
+        return self.spec
+
+    @functools.cached_property
+    def scalars(self) -> dict[str, Any]:
+        from .codegen_graph import fused_scalars
+
+        return fused_scalars(self.nodes)
+
+    @functools.cached_property
+    def key(self) -> tuple[Any, ...]:
+        """The kernel's identity: its generated text (node rows, data types and wiring all show in it)."""
+        spec = self.spec
+        return ("fused", spec.name, spec.in_params, spec.out_params, spec.operation)
+
+    @functools.cached_property
+    def layout(self) -> FastPlan | None:
+        """The flat or rows plan when the group writes one value (``launch_plan.plan_tensors``), else None."""
+        if len(self.outputs) != 1:
+            return None
+        return plan_tensors([t for _, t in self.inputs], self.output)

@@ -116,14 +116,9 @@ def test_build_has_no_warnings_and_is_searchable(site: Path) -> None:
     assert not (site / "gpuops" / "frontends" / "_common.html").exists()  # private
 
 
-# API.md names whose issues are still open (17: convenience calls; 16: compile_graph). Each must be
+# API.md names whose issues are still open (17: convenience calls). Each must be
 # absent: when one lands, this test fails until it leaves the list and its reference entry is checked.
-NOT_YET = {
-    ("gpuops", "run"),
-    ("gpuops", "CompiledOperator.__call__"),
-    ("gpuops", "CompiledOperator.kernel_count"),
-    ("gpuops", "Device.compile_graph"),
-}
+NOT_YET: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize(("module", "qualname"), [(m, q) for m, names in API_NAMES.items() for q in names])

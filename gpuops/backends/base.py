@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from descriptors import TensorDesc
+
 if TYPE_CHECKING:
-    from ..lowering import Lowering
+    from ..lowering import FusedLowering, Lowering
 
 __all__ = ["Backend", "Kernel"]
 
@@ -47,6 +49,16 @@ class Backend(Protocol):
         """The kernel of ``lowering`` (built once per kernel key, ``gpuops.kernels``)."""
         ...
 
+    def compile_fused(self, fused: FusedLowering) -> Kernel:
+        """One kernel for a fused group of element-wise graph nodes (``gpuops.graph_plan``): its inputs are the
+        group's external inputs, its outputs the values it materializes, in the step's order."""
+        ...
+
+    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Kernel:
+        """A reduction whose input value a fused group computes (``graph_plan.FusedReduceStep``): inputs are the
+        group's external inputs, outputs the reduction's. The kernel's ``source`` shows the generated code."""
+        ...
+
     def pointer(self, buf: Any) -> int:
         """The address of a bound buffer's first element."""
         ...
@@ -62,6 +74,10 @@ class Backend(Protocol):
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as an array of this backend without a copy where it already is one; ``TypeError`` naming
         ``what`` for arrays of another machine (front-ends never move data between machines silently)."""
+        ...
+
+    def view(self, tensor: TensorDesc, buf: Any) -> Any:
+        """The tensor's view (its sizes, through its strides) of a flat buffer of this backend's arrays."""
         ...
 
     def to_device(self, x: Any) -> Any:

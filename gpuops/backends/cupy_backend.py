@@ -21,12 +21,12 @@ from descriptors import TensorDesc
 from .. import config, kernels
 from ..codegen import KernelSpec
 from ..codegen_reduce import ReductionSpec
-from ..launch_plan import FastPlan
 from ..reduce_plan import Layout, TwoPassPlan
 from .array_module import array_module
+from .runs import BufferRun, ElementwiseRun, ReduceRun
 
 if TYPE_CHECKING:
-    from ..lowering import Lowering
+    from ..lowering import FusedLowering, Lowering
 
 __all__ = ["CupyBackend", "CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
 
@@ -74,8 +74,9 @@ class CupyKernel:
     def __init__(self, spec: KernelSpec, xp: ModuleType | None = None) -> None:
         cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
+        extra = {"options": spec.options} if spec.options else {}
         self.kernel = cupy.ElementwiseKernel(
-            spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
+            spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble, **extra
         )
 
     def prepare(self, scalars: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -158,50 +159,44 @@ class CupyReduceKernel:
 # The backend protocol (gpuops.backends.base): a Lowering compiled into a kernel that runs it.
 
 
-class _FastRun:
-    """gpuops' flat or rows ``RawKernel``: it takes the bound buffers as they are (``launch_plan``)."""
-
-    def __init__(self, kernel: Any, lowering: Lowering, plan: FastPlan) -> None:
-        self.kernel = kernel
-        self.plan = plan
-        self.launch_path = plan.kind
-        self.prepared = kernel.prepare(lowering.scalars)
-        self.positions = tuple(k for k, _ in lowering.inputs)
-
-    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        self.kernel.run([inputs[k] for k in self.positions], outputs[0], self.prepared, self.plan)
-
-
-class _ElementwiseRun:
-    """CuPy's ``ElementwiseKernel`` over views with the tensors' sizes and strides."""
+class _MultiRun:
+    """A fused graph kernel writing several values: CuPy's ``ElementwiseKernel`` with one view per tensor."""
 
     launch_path = "elementwise"
 
-    def __init__(self, kernel: CupyKernel, lowering: Lowering, xp: ModuleType) -> None:
+    def __init__(self, kernel: CupyKernel, fused: FusedLowering, xp: ModuleType) -> None:
         self.kernel = kernel
-        self.prepared = kernel.prepare(lowering.scalars)
-        self.in_views = tuple((k, view_maker(t, lowering.flat, xp=xp)) for k, t in lowering.inputs)
-        self.out_view = view_maker(lowering.output, lowering.flat, xp=xp)
+        self.prepared = kernel.prepare(fused.scalars)
+        self.in_views = tuple(view_maker(t, xp=xp) for _, t in fused.inputs)
+        self.out_views = tuple(view_maker(t, xp=xp) for t in fused.outputs)
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        ins = [make(inputs[k]) for k, make in self.in_views]
-        self.kernel.run(ins, self.out_view(outputs[0]), self.prepared, aliased)
+        ins = [make(b) for make, b in zip(self.in_views, inputs, strict=True)]
+        outs = [make(b) for make, b in zip(self.out_views, outputs, strict=True)]
+        self.kernel.kernel(*ins, *self.prepared, *outs)
 
 
-class _ReduceRun:
-    """CuPy's ``ReductionKernel``: one launch, or two passes where ``reduce_plan`` planned them."""
+class _FusedReduceRun:
+    """A reduction with its prologue in one ``ReductionKernel``: views of the group's external inputs (the
+    reduction input's sizes, their own strides), the group's scalars, the element count; one launch."""
 
-    def __init__(self, kernel: CupyReduceKernel, lowering: Lowering, xp: ModuleType) -> None:
+    launch_path = "reduction"
+    kernel_count = 1
+
+    def __init__(
+        self, kernel: Any, spec: ReductionSpec, fused: FusedLowering, reduce: Lowering, views: Callable[..., Any]
+    ) -> None:
         self.kernel = kernel
-        ((self.position, tensor),) = lowering.inputs
-        self.in_view = view_maker(tensor, xp=xp)
-        self.out_view = view_maker(lowering.output, xp=xp)
-        self.axes, self.count, self.two_pass = lowering.axes, lowering.count, lowering.two_pass
-        self.launch_path = "two-pass reduction" if self.two_pass is not None else "reduction"
+        self.source = spec.source
+        self.in_views = tuple(views(t, False) for _, t in fused.inputs)
+        self.out_view = views(reduce.output, False)
+        self.prepared = tuple(fused.scalars[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
+        self.count = np.int64(reduce.count)
+        self.axes = reduce.axes
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        x = self.in_view(inputs[self.position])
-        self.kernel.reduce(x, self.out_view(outputs[0]), self.axes, self.count, self.two_pass)
+        ins = [make(b) for make, b in zip(self.in_views, inputs, strict=True)]
+        self.kernel(*ins, *self.prepared, self.count, self.out_view(outputs[0]), axis=self.axes, keepdims=True)
 
 
 class CupyBackend:
@@ -228,24 +223,83 @@ class CupyBackend:
         if lowering.is_reduction:
             spec, passes = lowering.reduction_spec, lowering.two_pass_specs
             kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
-            return _ReduceRun(kernel, lowering, xp)
-        spec_e = lowering.elementwise_spec
+            two_pass = lowering.two_pass
+            path = "two-pass reduction" if two_pass is not None else "reduction"
+            return ReduceRun(kernel, lowering, path, self._views, two_pass)
+        return self._elementwise(lowering)
+
+    def compile_fused(self, fused: FusedLowering) -> Any:
+        """One kernel for a fused group of graph nodes: flat/rows when it writes one value and the layout
+        allows, else CuPy's ``ElementwiseKernel`` (any number of outputs)."""
+        if len(fused.outputs) == 1:
+            return self._elementwise(fused)
+        xp, spec = self.xp, fused.spec
+        ew = kernels.get_or_build((self.name, *fused.key), lambda: CupyKernel(spec, xp), lambda: spec.source)
+        return _MultiRun(ew, fused, xp)
+
+    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
+        """One ``ReductionKernel`` whose map expression calls the fused group (``codegen_graph``)."""
+        from ..codegen_graph import FMAD_OFF, fused_reduction_spec
+
+        xp = self.xp
+        spec = fused_reduction_spec(fused.step, fused.nodes, reduce)
+        key = (self.name, "fused-reduce", spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.preamble)
+
+        def build() -> Any:
+            return xp.ReductionKernel(
+                spec.in_params,
+                spec.out_params,
+                spec.map_expr,
+                spec.reduce_expr,
+                spec.post_map_expr,
+                spec.identity,
+                spec.name,
+                reduce_type=spec.reduce_type,
+                preamble=spec.preamble,
+                options=FMAD_OFF,
+            )
+
+        return _FusedReduceRun(kernels.get_or_build(key, build, lambda: spec.source), spec, fused, reduce, self._views)
+
+    def _elementwise(self, lowering: Lowering | FusedLowering) -> Any:
+        """gpuops' flat/rows ``RawKernel`` where ``launch_plan`` plans one (unless ``GPUOPS_CUPY_FAST=0``),
+        else CuPy's ``ElementwiseKernel`` over views."""
+        xp, spec = self.xp, lowering.elementwise_spec
+        key = (self.name, *lowering.key)
         plan = lowering.layout if config.settings().cupy_fast else None
         if plan is not None:
             from .cupy_fast import CupyFastKernel
 
             kind = plan.kind
-            fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec_e, kind, xp=xp))
-            return _FastRun(fast, lowering, plan)
-        ew = kernels.get_or_build(key, lambda: CupyKernel(spec_e, xp), lambda: spec_e.source)
-        return _ElementwiseRun(ew, lowering, xp)
+            fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind, xp=xp))
+            return BufferRun(fast, lowering, kind, plan, "run")
+        ew = kernels.get_or_build(key, lambda: CupyKernel(spec, xp), lambda: spec.source)
+        return ElementwiseRun(ew, lowering, "elementwise", self._views)
+
+    def _views(self, tensor: TensorDesc, flat: bool) -> Callable[[Any], Any]:
+        return view_maker(tensor, flat, xp=self.xp)
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
 
-    @staticmethod
-    def unwrap(buffers: Sequence[Any]) -> Sequence[Any]:
-        return buffers
+    def unwrap(self, buffers: Sequence[Any]) -> Sequence[Any]:
+        """GPU tensors of other libraries (``__cuda_array_interface__``, DLPack: torch, JAX) as CuPy arrays over
+        the same memory; the rest as given (binding then says what is wrong)."""
+        nd = self.array_type
+        if not isinstance(buffers, (list, tuple)) or all(type(b) is nd for b in buffers):
+            return buffers
+        return type(buffers)(self._foreign(b) for b in buffers)
+
+    def _foreign(self, b: Any) -> Any:
+        if b is None or isinstance(b, self.array_type):
+            return b
+        if getattr(b, "requires_grad", False):
+            raise TypeError("a bound tensor requires grad; gpuops computes no gradients: pass x.detach()")
+        if hasattr(b, "__cuda_array_interface__"):
+            return self.xp.asarray(b)
+        if hasattr(b, "__dlpack__") and not isinstance(b, np.ndarray):
+            return self.xp.from_dlpack(b)
+        return b
 
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as a CuPy array: CuPy arrays as they are, other GPU arrays through
@@ -261,6 +315,9 @@ class CupyBackend:
             f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the CuPy "
             "backend: pass a CuPy array (cupy.asarray(x)) or a GPU tensor"
         )
+
+    def view(self, tensor: TensorDesc, buf: Any) -> Any:
+        return view_maker(tensor, xp=self.xp)(buf)
 
     def to_device(self, x: Any) -> Any:
         return self.xp.asarray(x)

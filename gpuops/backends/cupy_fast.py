@@ -33,7 +33,7 @@ class CupyFastKernel:
         self.spec = spec
         self.source = fast_source(spec, kind)
         self.policy = policy
-        self.kernel = cupy.RawKernel(self.source.source, self.source.name, options=("--std=c++17",))
+        self.kernel = cupy.RawKernel(self.source.source, self.source.name, options=("--std=c++17", *spec.options))
         self._launches: dict[tuple[FastPlan, bool], tuple[Any, Any, tuple[Any, ...]]] = {}
 
     def prepare(self, scalars: Mapping[str, Any]) -> tuple[Any, ...]:

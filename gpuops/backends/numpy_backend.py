@@ -28,9 +28,10 @@ from .. import config, kernels
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
 from .fpstate import ignore, restore
 from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
+from .runs import BufferRun, ElementwiseRun, ReduceRun
 
 if TYPE_CHECKING:
-    from ..lowering import Lowering
+    from ..lowering import FusedLowering, Lowering
 
 __all__ = ["NumpyBackend", "NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
 
@@ -400,51 +401,90 @@ class NumpyReduceKernel:
 # The backend protocol (gpuops.backends.base): a Lowering compiled into a kernel that runs it.
 
 
-class _ElementwiseRun:
-    """An element-wise kernel (ufuncs, or the numba flat loop) over views of the bound buffers."""
-
-    def __init__(self, kernel: NumpyKernel | Any, lowering: Lowering, launch_path: str) -> None:
-        self.kernel = kernel
-        self.launch_path = launch_path
-        self.prepared = kernel.prepare(lowering.scalars)
-        self.in_views = tuple((k, view_maker(t, lowering.flat)) for k, t in lowering.inputs)
-        self.out_view = view_maker(lowering.output, lowering.flat)
-
-    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        ins = [make(inputs[k]) for k, make in self.in_views]
-        self.kernel.run(ins, self.out_view(outputs[0]), self.prepared, aliased)
-
-
-class _RowsRun:
-    """The numba rows loop: it takes the bound buffers as they are (sizes and strides in ``layout``)."""
-
-    launch_path = "numba"
-
-    def __init__(self, kernel: Any, lowering: Lowering, layout: Any) -> None:
-        self.kernel = kernel
-        self.layout = layout
-        self.prepared = kernel.prepare(lowering.scalars)
-        self.positions = tuple(k for k, _ in lowering.inputs)
-
-    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        self.kernel.run_rows([inputs[k] for k in self.positions], outputs[0], self.prepared, self.layout)
-
-
-class _ReduceRun:
-    """A reduction over the input's strided view, into the output's view."""
+class _FusedRun:
+    """A fused group of graph nodes in one pass over memory: over blocks of about ``CHUNK`` elements of the
+    common shape, each node's ufunc kernel runs in turn, its intermediates in block-sized workspaces that
+    stay in cache (the nodes' own kernels, so every node boundary rounds exactly as node-by-node execution)."""
 
     launch_path = "numpy"
 
-    def __init__(self, kernel: NumpyReduceKernel, lowering: Lowering) -> None:
-        self.kernel = kernel
-        ((self.position, tensor),) = lowering.inputs
-        self.in_view = view_maker(tensor)
-        self.out_view = view_maker(lowering.output)
-        self.axes, self.count = lowering.axes, lowering.count
+    def __init__(self, fused: FusedLowering, node_kernels: Sequence[NumpyKernel]) -> None:
+        self.nodes = tuple((k, k.prepare(low.scalars)) for k, low in zip(node_kernels, fused.nodes, strict=True))
+        self.operands = fused.step.operands
+        self.in_views = tuple(view_maker(t) for _, t in fused.inputs)
+        self.out_views = tuple(view_maker(t) for t in fused.outputs)
+        self.stored = {k: m for m, (k, _, _) in enumerate(fused.step.outputs)}  # node position -> output
+        self.shape = fused.nodes[0].output.sizes
+        self.types = tuple(low.output.data_type.numpy_dtype for low in fused.nodes)
+        self.float16 = any(k.float16 for k in node_kernels)
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        x = self.in_view(inputs[self.position])
-        self.kernel.reduce(x, self.out_view(outputs[0]), self.axes, self.count)
+        ins = [make(b) for make, b in zip(self.in_views, inputs, strict=True)]
+        outs = [make(b) for make, b in zip(self.out_views, outputs, strict=True)]
+        size = math.prod(self.shape)
+        blocks = [()] if size <= CHUNK else list(_chunks(self.shape))
+        n = min(size, CHUNK)
+
+        def work(part: Iterable[Any]) -> None:
+            temps = [None if k in self.stored else np.empty(n, t) for k, t in enumerate(self.types)]
+            for idx in part:
+                values: list[np.ndarray] = []
+                for k, (kernel, prepared) in enumerate(self.nodes):
+                    args = [ins[s[1]][idx] if s[0] == "in" else values[s[1]] for s in self.operands[k] if s]
+                    if k in self.stored:
+                        o = outs[self.stored[k]][idx]
+                    else:
+                        temp = temps[k]
+                        assert temp is not None
+                        o = temp[: args[0].size].reshape(args[0].shape) if args else temp
+                    kernel.run(args, o, prepared, False)
+                    values.append(o)
+
+        if self.float16:  # one thread, as NumpyKernel does for float16 (see its __init__)
+            work(blocks)
+        else:
+            _parallel(blocks, work, size)
+
+
+def _is_foreign(x: object) -> bool:
+    """A DLPack exporter that is not a NumPy array (a torch or JAX CPU tensor)."""
+    return x is not None and not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__")
+
+
+def _from_dlpack(x: Any, what: str) -> np.ndarray:
+    """A NumPy array over a DLPack tensor's memory (no copy). bfloat16, which NumPy's DLPack import does not
+    know, comes through torch's 16-bit integer view; a tensor that requires grad is refused by name."""
+    if getattr(x, "requires_grad", False):
+        raise TypeError(f"{what} requires grad; gpuops computes no gradients: pass x.detach()")
+    if type(x).__module__.split(".")[0] == "torch" and str(getattr(x, "dtype", "")) == "torch.bfloat16":
+        import ml_dtypes
+        import torch
+
+        return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
+    try:
+        return np.from_dlpack(x)
+    except (BufferError, TypeError, RuntimeError) as exc:
+        raise TypeError(
+            f"{what} ({type(x).__module__}.{type(x).__name__}) cannot be read through DLPack: {exc}"
+        ) from None
+
+
+class _PrologueThenReduce:
+    """A fused group writing the reduction's input into a buffer the runner owns, then the reduction."""
+
+    launch_path = "numpy"
+    kernel_count = 2
+
+    def __init__(self, prologue: Any, reduce_run: Any, fused: FusedLowering, reduce: Lowering) -> None:
+        self.prologue, self.reduce = prologue, reduce_run
+        layout = fused.output
+        need = layout.total_tensor_size_in_bytes or 0
+        self.temp = np.empty(-(-need // layout.data_type.itemsize), layout.data_type.numpy_dtype)
+        self.source = f"// prologue (one pass), then {reduce.row.name} {reduce.variant} over its result\n"
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        self.prologue(inputs, [self.temp], False)
+        self.reduce([self.temp], outputs, False)
 
 
 class NumpyBackend:
@@ -467,14 +507,14 @@ class NumpyBackend:
             reduce_kernel = kernels.get_or_build(
                 key, lambda: NumpyReduceKernel(row, lowering.dtypes, variant), lambda: lowering.spec.source
             )
-            return _ReduceRun(reduce_kernel, lowering)
+            return ReduceRun(reduce_kernel, lowering, "numpy", view_maker, None)
         erow = lowering.elementwise_row
         kernel = kernels.get_or_build(
             key,
             lambda: NumpyKernel(erow, lowering.dtypes, lowering.has_scale_bias, lowering.fused),
             lambda: lowering.spec.source,
         )
-        return self._compiled_loop(lowering, kernel, key) or _ElementwiseRun(kernel, lowering, "numpy")
+        return self._compiled_loop(lowering, kernel, key) or ElementwiseRun(kernel, lowering, "numpy", view_maker)
 
     @staticmethod
     def _compiled_loop(lowering: Lowering, kernel: NumpyKernel, key: tuple[Any, ...]) -> Any:
@@ -508,17 +548,80 @@ class NumpyBackend:
         except Exception as exc:  # numba refused the loop: the ufunc path gives the same bits
             numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
             return None
-        return _ElementwiseRun(loop, lowering, "numba") if layout is None else _RowsRun(loop, lowering, layout)
+        if layout is None:
+            return ElementwiseRun(loop, lowering, "numba", view_maker)
+        return BufferRun(loop, lowering, "numba", layout, "run_rows")
+
+    def compile_fused(self, fused: FusedLowering) -> Any:
+        """A fused group of graph nodes: one blocked pass running each node's ufunc kernel (``_FusedRun``)."""
+
+        def node_kernel(low: Lowering) -> NumpyKernel:
+            row = low.elementwise_row
+            build = lambda: NumpyKernel(row, low.dtypes, low.has_scale_bias, low.fused)  # noqa: E731
+            kernel: NumpyKernel = kernels.get_or_build((self.name, *low.key), build, lambda: low.spec.source)
+            return kernel
+
+        node_kernels = [node_kernel(low) for low in fused.nodes]
+        return self._fused_loop(fused) or _FusedRun(fused, node_kernels)
+
+    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
+        """The group (one loop or one blocked pass) into a buffer of the value's layout, then the reduction over
+        it: two passes on the CPU (NumPy's reductions read arrays, not expressions)."""
+        return _PrologueThenReduce(self.compile_fused(fused), self.compile(reduce), fused, reduce)
+
+    @staticmethod
+    def _fused_loop(fused: FusedLowering) -> Any:
+        """The compiled tier's one loop for a fused group writing one value (``codegen_numba.fused_loop_spec``):
+        the flat loop over 1-D views, or the rows loop over the bound buffers; None where it does not apply."""
+        from ..codegen_numba import fused_loop_spec
+        from . import numba_loops
+
+        if len(fused.outputs) != 1 or fused.output.element_count < numba_loops.MIN_ELEMENTS:
+            return None
+        if not numba_loops.available():
+            return None
+        layout = None
+        if not fused.flat:
+            plan = fused.layout
+            layout = numba_loops.rows_layout(plan) if plan is not None else None
+            if layout is None:
+                return None
+        step = fused.step
+        name = "loop_" + fused.spec.name.removeprefix("gpuops_")
+        lspec = fused_loop_spec(fused.nodes, step.operands, [k for k, _, _ in step.outputs], name)
+        if lspec is None:
+            return None
+        dtypes = {f"i{n}": t.data_type for n, t in fused.inputs} | {"o0": fused.output.data_type}
+        scalar_types = [t for low in fused.nodes for _, t in low.scalar_types]
+        try:
+            loop = kernels.get_or_build(
+                ("numpy", *fused.key, "numba"),
+                lambda: numba_loops.NumbaLoopKernel(lspec, dtypes, scalar_types),
+                lambda: lspec.source,
+            )
+            loop.compile("flat" if layout is None else "rows")
+        except Exception as exc:  # numba refused the loop: the blocked ufunc pass gives the same bits
+            numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
+            return None
+        if layout is None:
+            return ElementwiseRun(loop, fused, "numba", view_maker)
+        return BufferRun(loop, fused, "numba", layout, "run_rows")
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
 
     @staticmethod
     def unwrap(buffers: Sequence[Any]) -> Sequence[Any]:
-        return buffers
+        """DLPack objects (torch or JAX CPU tensors) as NumPy arrays over the same memory; the rest as given."""
+        if isinstance(buffers, list) and all(type(b) is np.ndarray for b in buffers):
+            return buffers  # the common case: nothing to convert
+        if not isinstance(buffers, (list, tuple)):
+            return buffers
+        return type(buffers)(_from_dlpack(b, "buffer") if _is_foreign(b) else b for b in buffers)
 
     def adopt(self, x: object, what: str) -> Any:
-        """``x`` as a NumPy array; a GPU or emulator array is refused (no silent device-to-host copy)."""
+        """``x`` as a NumPy array, without a copy for NumPy arrays and DLPack CPU tensors (torch, JAX); a GPU
+        or emulator array is refused (no silent device-to-host copy)."""
         module = type(x).__module__
         gpu = module.split(".")[0] == "cupy" or module == "gpuops.emulator.memory"
         if gpu or hasattr(x, "__cuda_array_interface__"):
@@ -526,7 +629,13 @@ class NumpyBackend:
                 f"{what} is a GPU array ({module}.{type(x).__name__}) but the device is on the "
                 "NumPy backend: pass a NumPy array (x.get()), or use the device the array belongs to"
             )
+        if _is_foreign(x):
+            return _from_dlpack(x, what)
         return np.asarray(x)
+
+    @staticmethod
+    def view(tensor: TensorDesc, buf: Any) -> Any:
+        return view_maker(tensor)(buf)
 
     @staticmethod
     def to_device(x: Any) -> Any:

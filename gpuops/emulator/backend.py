@@ -17,7 +17,7 @@ import numpy as np
 
 from ..backends import numpy_backend
 from ..backends.cupy_backend import CupyBackend
-from ..lowering import Lowering
+from ..lowering import FusedLowering, Lowering
 from . import kernels as emulated_kernels
 from . import launches, memory, runtime
 
@@ -31,6 +31,14 @@ class _EmulatedKernel:
         self.inner = inner
         self.launch_path: str = inner.launch_path
         self.operator = operator
+
+    @property
+    def kernel_count(self) -> int:
+        return int(getattr(self.inner, "kernel_count", 1))
+
+    @property
+    def source(self) -> str:
+        return str(getattr(self.inner, "source", ""))
 
     @property
     def kernel(self) -> Any:
@@ -64,6 +72,12 @@ class EmulatorBackend(CupyBackend):
         # REDUCE counts per function: each is a kernel of its own ("REDUCE SUM").
         operator = f"{row.name} {lowering.variant}" if row.name == "REDUCE" else row.name
         return _EmulatedKernel(super().compile(lowering), operator)
+
+    def compile_fused(self, fused: FusedLowering) -> Any:
+        return _EmulatedKernel(super().compile_fused(fused), "GRAPH (fused)")
+
+    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
+        return _EmulatedKernel(super().compile_fused_reduce(fused, reduce), "GRAPH (fused reduction)")
 
     pointer = staticmethod(numpy_backend.pointer)
 

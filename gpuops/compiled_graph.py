@@ -1,0 +1,178 @@
+"""``Device.compile_graph``: a ``GraphDesc`` compiled into one operator (``IDMLDevice1::CompileGraph``).
+
+The graph is planned once (``gpuops.graph_plan``: fusion groups, steps, workspaces); each fused group becomes
+one kernel of the device's backend (``Backend.compile_fused``), each other node a compiled operator of its own.
+Constant nodes are copied to the device and workspaces allocated when the graph is compiled, so ``execute``
+only binds and launches. Buffers are bound as for an operator: inputs and outputs in graph order, each a
+C-contiguous array of the backend with the data type of the tensors it feeds (or is written from) and at
+least their ``total_tensor_size_in_bytes``; an output may not share memory with an input or another output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from descriptors import ExecutionFlags, GraphDesc, TensorDesc
+from descriptors.graph import ConstantNode
+
+from .binding import BindingPlan, Slot
+from .device import CompiledOperator
+from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, plan_graph
+from .lowering import FusedLowering, lower
+
+if TYPE_CHECKING:
+    from .device import Device
+
+__all__ = ["CompiledGraph"]
+
+
+def _slot(role: str, tensors: Sequence[TensorDesc]) -> Slot:
+    """What a graph input (read through each of ``tensors``) or output needs from its buffer."""
+    if not tensors:  # a graph input no node reads: any buffer of the backend, never read
+        return Slot(role, None, None, 0, 0, unread=True)
+    need = max(t.total_tensor_size_in_bytes or 0 for t in tensors)
+    align = max(t.guaranteed_base_offset_alignment for t in tensors)
+    return Slot(role, tensors[0], tensors[0].data_type.numpy_dtype, need, align)
+
+
+class CompiledGraph(CompiledOperator):
+    """A compiled ``GraphDesc``: ``execute(inputs, outputs)`` in graph order, ``kernel_count`` kernels per
+    call, ``kernel_source`` the generated source of every step. Its workspaces are its own, so one compiled
+    graph runs one ``execute`` at a time (compile it once per thread to run graphs concurrently)."""
+
+    def __init__(self, device: Device, graph: GraphDesc, flags: ExecutionFlags, *, fuse: bool = True) -> None:
+        # CompiledOperator.__init__ compiles one descriptor; a graph compiles its steps instead.
+        self.device = device
+        self.graph = graph
+        self.flags = flags
+        self.plan: GraphPlan = plan_graph(graph, fuse=fuse)
+        backend = self._backend = device.backend_impl
+        xp = backend.xp
+        # As execute binds them (the emulator binds host memory: its arrays' NumPy views).
+        self._workspaces = list(
+            backend.unwrap([xp.empty(_count(t), dtype=t.data_type.numpy_dtype) for t in self.plan.workspaces])
+        )
+        self._constants: dict[tuple[int, np.dtype], Any] = {}
+        # (kernel or execute, input refs, output refs, is an operator); a constant's ref is its device buffer.
+        self._steps: list[tuple[Any, Sequence[Any], Sequence[Ref], bool]] = []
+        self._sources: list[str] = []
+        for step in self.plan.steps:
+            if isinstance(step, NodeStep):
+                op: CompiledOperator = device.compile_operator(device.create_operator(step.desc))
+                in_refs = [
+                    None if r is None or t is None else self._constant(r, t)
+                    for r, t in zip(step.inputs, step.desc.input_tensors, strict=True)
+                ]
+                self._steps.append((op.execute, in_refs, step.outputs, True))
+                self._sources.append(op.kernel_source)
+            elif isinstance(step, FusedReduceStep):
+                fused = FusedLowering(step.prologue, tuple(lower(d) for d in step.prologue.descs))
+                kernel = backend.compile_fused_reduce(fused, lower(step.desc))
+                in_refs = [self._constant(r, t) for r, t in step.prologue.inputs]
+                self._steps.append((kernel, in_refs, list(step.outputs), False))
+                self._sources.append(str(getattr(kernel, "source", "")))
+            else:
+                assert isinstance(step, FusedStep)
+                fused = FusedLowering(step, tuple(lower(d) for d in step.descs))
+                kernel = backend.compile_fused(fused)
+                in_refs = [self._constant(r, t) for r, t in step.inputs]
+                self._steps.append((kernel, in_refs, [r for _, r, _ in step.outputs], False))
+                self._sources.append(fused.spec.source)
+        ins = tuple(_slot(f"inputs[{g}]", graph.input_tensors(g)) for g in range(graph.input_count))
+        outs = tuple(_slot(f"outputs[{g}]", (graph.output_tensor(g),)) for g in range(graph.output_count))
+        self._binding = BindingPlan.from_slots(
+            "GRAPH", ins, outs, backend.array_type, backend.pointer, backend.may_overlap, backend.name,
+            host=backend.binds_host_memory,
+        )  # fmt: skip
+
+    def _constant(self, ref: Ref, tensor: TensorDesc) -> Any:
+        """``ref``, or for a constant node the device copy of its bytes (made once), typed as ``tensor``."""
+        if ref.kind != "constant":
+            return ref
+        dt = tensor.data_type.numpy_dtype
+        if (ref.index, dt) not in self._constants:
+            node = self.graph.nodes[ref.index]
+            assert isinstance(node, ConstantNode)
+            host = np.frombuffer(node.data, dtype=np.uint8)
+            host = np.concatenate([host, np.zeros(-host.size % dt.itemsize, np.uint8)]).view(dt)
+            (self._constants[(ref.index, dt)],) = self._backend.unwrap([self._backend.to_device(host.copy())])
+        return self._constants[(ref.index, dt)]
+
+    def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
+        """Each graph input's tensor (the first node input it feeds; None when it feeds none), each output's."""
+        graph = self.graph
+        ins = tuple(next(iter(graph.input_tensors(g)), None) for g in range(graph.input_count))
+        return ins, tuple(graph.output_tensor(g) for g in range(graph.output_count))
+
+    @property
+    def kernel_count(self) -> int:
+        """Kernels one ``execute`` launches: one per fused group (with the reduction it feeds, on the CuPy path;
+        the CPU runs such a prologue and its reduction as two passes), one per other node."""
+        return sum(
+            run.__self__.kernel_count if is_op else getattr(run, "kernel_count", 1) for run, _, _, is_op in self._steps
+        )
+
+    @property
+    def kernel_source(self) -> str:
+        """The generated source of every kernel, in launch order."""
+        return "\n".join(f"// ---- step {k} ----\n{src}" for k, src in enumerate(self._sources))
+
+    @property
+    def launch_path(self) -> str:
+        return "graph"
+
+    @property
+    def step_paths(self) -> tuple[str, ...]:
+        """Each step's launch path, in launch order (``CompiledOperator.launch_path``'s words; a copy of a
+        value into a second graph output is a step too)."""
+        return tuple(run.__self__.launch_path if is_op else run.launch_path for run, _, _, is_op in self._steps)
+
+    @property
+    def operator_name(self) -> str:
+        return "GRAPH"
+
+    @property
+    def kernel_name(self) -> str:
+        return f"graph of {len(self.graph.nodes)} nodes"
+
+    @property
+    def desc(self) -> Any:
+        """The ``GraphDesc`` (a compiled graph has no single operator descriptor)."""
+        return self.graph
+
+    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        """Bind the graph's inputs and outputs (graph order) and run every step; ``BindingError`` before any
+        write."""
+        unwrap = self._backend.unwrap
+        ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
+        for run, in_refs, out_refs, is_operator in self._steps:
+            bound_in = [None if r is None else self._buffer(r, ins, outs) for r in in_refs]
+            bound_out = [self._buffer(r, ins, outs) for r in out_refs]
+            if is_operator:
+                run(bound_in, bound_out)
+            else:
+                run(bound_in, bound_out, False)
+
+    def _buffer(self, ref: Any, ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+        if not isinstance(ref, Ref):  # a constant's device buffer
+            return ref
+        if ref.kind == "input":
+            return ins[ref.index]
+        if ref.kind == "output":
+            return outs[ref.index]
+        if ref.kind == "workspace":
+            return self._workspaces[ref.index]
+        raise AssertionError(ref)
+
+    def __repr__(self) -> str:
+        return f"CompiledGraph({len(self.graph.nodes)} nodes, {self.kernel_count} kernels, {self.device.backend})"
+
+
+def _count(t: TensorDesc) -> int:
+    need = t.total_tensor_size_in_bytes
+    assert need is not None
+    return max(1, math.ceil(need / t.data_type.itemsize))

@@ -1,0 +1,319 @@
+"""How a validated ``GraphDesc`` runs: fusion groups, steps and the buffers between them (pure planning).
+
+``IDMLDevice1::CompileGraph`` compiles a ``DML_GRAPH_DESC`` into one operator. gpuops plans it in three moves:
+
+1. **Intermediate edges carry values, not memory.** An edge joins tensors of one data type and sizes whose
+   strides may differ (``descriptors.graph``); the consumer reads the producer's *value*. So each consumer
+   input fed by an intermediate edge is read through the producer's output layout (the descriptor is
+   rewritten so), and graph inputs and constants through the consumer's own layout, as bound.
+2. **Fusion.** Element-wise nodes joined by intermediate edges are merged into groups, greedily in
+   topological order, unless a merge would make the group both before and after another step (a cycle
+   through a reduction). A group of two or more nodes is one kernel: each node computes in its compute type
+   and rounds to its output type at the node boundary, exactly as the nodes run one by one, but intermediates
+   stay in registers.
+3. **Homes.** A value read outside its group (or by a non-fused node) is materialized: in the graph output it
+   is (the first one, when it is several), else in a workspace buffer the compiled graph owns. A value that
+   is more than one graph output is copied into the others by ``ELEMENT_WISE_IDENTITY`` steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from descriptors import OperatorDesc, TensorDesc, desc_class
+from descriptors.graph import ConstantNode, GraphDesc, OperatorNode, Source
+
+__all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "plan_graph"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Ref:
+    """A run-time buffer: graph ``"input"`` / ``"output"`` ``index``, ``"constant"`` (the constant node's
+    index), or ``"workspace"`` ``index``."""
+
+    kind: str
+    index: int
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeStep:
+    """One operator node run as its own compiled operator: ``desc`` (intermediate inputs rewritten to their
+    producers' layouts), the buffer of each input (None where absent) and of each output."""
+
+    node: int
+    desc: OperatorDesc
+    inputs: tuple[Ref | None, ...]
+    outputs: tuple[Ref, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class FusedStep:
+    """Element-wise nodes run as one kernel.
+
+    ``nodes``: node indices in topological order, ``descs`` their (rewritten) descriptors. ``operands[k][j]``:
+    where input ``j`` of ``nodes[k]`` comes from: ``("in", n)`` (external input ``n``), ``("node", m)`` (the
+    value of ``nodes[m]``), or None (absent optional input). ``inputs``: (buffer, layout) of each external
+    input; ``outputs``: (position in ``nodes``, buffer, layout) of each materialized value.
+    """
+
+    nodes: tuple[int, ...]
+    descs: tuple[OperatorDesc, ...]
+    operands: tuple[tuple[tuple[str, int] | None, ...], ...]
+    inputs: tuple[tuple[Ref, TensorDesc], ...]
+    outputs: tuple[tuple[int, Ref, TensorDesc], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class FusedReduceStep:
+    """A reduction whose input is computed by a fused group of element-wise nodes in the same kernel: the
+    ``prologue``'s one output (``Ref("reduce", 0)``) is the reduction's input value, never stored. ``desc`` is
+    the reduction's descriptor (its input read through the value's layout), ``outputs`` its buffers."""
+
+    prologue: FusedStep
+    node: int
+    desc: OperatorDesc
+    outputs: tuple[Ref, ...]
+
+
+Step = NodeStep | FusedStep | FusedReduceStep
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphPlan:
+    """The steps in run order, and the workspace buffers (layouts of the values they hold)."""
+
+    steps: tuple[Step, ...]
+    workspaces: tuple[TensorDesc, ...]
+
+    @property
+    def kernel_count(self) -> int:
+        return len(self.steps)
+
+
+def _is_elementwise(node: OperatorNode | ConstantNode) -> bool:
+    return isinstance(node, OperatorNode) and not node.desc.row.is_reduction and len(node.outputs) == 1
+
+
+def _rewritten(graph: GraphDesc, i: int) -> OperatorDesc:
+    """Node ``i``'s descriptor with each intermediate-fed input read through its producer's output layout."""
+    node = graph.nodes[i]
+    assert isinstance(node, OperatorNode)
+    desc = node.desc
+    changes = {}
+    for k, (field, src) in enumerate(zip(desc.row.input_fields, graph.sources[i], strict=True)):
+        if src is None or src.node is None or isinstance(graph.nodes[src.node], ConstantNode):
+            continue
+        producer = graph.nodes[src.node]
+        assert isinstance(producer, OperatorNode)
+        layout = producer.outputs[src.index]
+        if layout != desc.input_tensors[k]:
+            changes[field.name] = layout
+    return dataclasses.replace(desc, **changes) if changes else desc  # type: ignore[type-var]
+
+
+def _groups(graph: GraphDesc) -> list[list[int]]:
+    """Fusion groups (node indices in topological order); every other node is a group of one."""
+    n = len(graph.nodes)
+    group = list(range(n))
+    succ: list[set[int]] = [set() for _ in range(n)]
+    for i, srcs in enumerate(graph.sources):
+        for s in srcs:
+            if s is not None and s.node is not None:
+                succ[s.node].add(i)
+
+    def find(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    def leaves_and_returns(a: int, b: int) -> bool:
+        """Whether some path from group ``a`` to group ``b`` passes through another group (merging them
+        would then make a cycle)."""
+        start = [j for i in range(n) if find(i) == a for j in succ[i] if find(j) not in (a, b)]
+        seen: set[int] = set()
+        while start:
+            j = start.pop()
+            if j in seen:
+                continue
+            seen.add(j)
+            if find(j) == b:
+                return True
+            start.extend(k for k in succ[j] if find(k) != a)
+        return False
+
+    for i in graph.order:
+        if not _is_elementwise(graph.nodes[i]):
+            continue
+        for s in graph.sources[i]:
+            if s is None or s.node is None or not _is_elementwise(graph.nodes[s.node]):
+                continue
+            a, b = find(s.node), find(i)
+            if a != b and not leaves_and_returns(a, b) and not leaves_and_returns(b, a):
+                group[b] = a
+    members: dict[int, list[int]] = {}
+    for i in graph.order:
+        if not isinstance(graph.nodes[i], ConstantNode):
+            members.setdefault(find(i), []).append(i)
+    return list(members.values())
+
+
+def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
+    """Each reduction whose input is the one value an element-wise group lets out (read by the reduction only,
+    not a graph output) takes that group in as its prologue: one group, the reduction last."""
+    owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
+    readers: dict[tuple[int, int], set[int]] = {}
+    for i, srcs in enumerate(graph.sources):
+        for s in srcs:
+            if s is not None and s.node is not None:
+                readers.setdefault((s.node, s.index), set()).add(i)
+    outputs = {(s.node, s.index) for s in graph.outputs}
+    merged: dict[int, int] = {}  # element-wise group -> the reduction's group that took it
+    for g, nodes in enumerate(groups):
+        if len(nodes) != 1:
+            continue
+        (r,) = nodes
+        node = graph.nodes[r]
+        if not isinstance(node, OperatorNode) or not node.desc.row.is_reduction:
+            continue
+        (src,) = (s for s in graph.sources[r] if s is not None)
+        if src.node is None or src.node not in owner or not _is_elementwise(graph.nodes[src.node]):
+            continue
+        pg = owner[src.node]
+        if pg in merged:
+            continue
+        exits = [
+            (i, k)
+            for i in groups[pg]
+            for k in range(len(graph.nodes[i].outputs))
+            if (i, k) in outputs or any(owner.get(j) != pg for j in readers.get((i, k), ()))
+        ]
+        if exits == [(src.node, src.index)] and readers[exits[0]] == {r} and exits[0] not in outputs:
+            merged[pg] = g
+    out = []
+    for g, nodes in enumerate(groups):
+        if g in merged:
+            continue
+        prologue = [i for pg, rg in merged.items() if rg == g for i in groups[pg]]
+        out.append(prologue + nodes)
+    return out
+
+
+def _step_order(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
+    """Groups in an order where each runs after every group it reads from (Kahn's, lowest first)."""
+    owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
+    deps: list[set[int]] = [set() for _ in groups]
+    for g, nodes in enumerate(groups):
+        for i in nodes:
+            for s in graph.sources[i]:
+                if s is not None and s.node is not None and s.node in owner and owner[s.node] != g:
+                    deps[g].add(owner[s.node])
+    done: list[int] = []
+    ready = sorted(g for g in range(len(groups)) if not deps[g])
+    while ready:
+        g = ready.pop(0)
+        done.append(g)
+        for h in range(len(groups)):
+            if h not in done and h not in ready and deps[h] <= set(done):
+                ready.append(h)
+        ready.sort()
+    assert len(done) == len(groups), "fusion made a cycle"
+    return [groups[g] for g in done]
+
+
+def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
+    """The :class:`GraphPlan` of a validated graph (``fuse=False``: every node a step of its own)."""
+    groups = _groups(graph) if fuse else [[i] for i in graph.order if not isinstance(graph.nodes[i], ConstantNode)]
+    if fuse:
+        groups = _with_prologues(graph, groups)
+    groups = _step_order(graph, groups)
+    owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
+    descs = {i: _rewritten(graph, i) for nodes in groups for i in nodes}
+
+    # Where each node output is read: by which nodes, and as which graph outputs.
+    readers: dict[tuple[int, int], set[int]] = {}
+    for i, srcs in enumerate(graph.sources):
+        for s in srcs:
+            if s is not None and s.node is not None:
+                readers.setdefault((s.node, s.index), set()).add(i)
+    graph_outputs: dict[tuple[int, int], list[int]] = {}
+    for g, src in enumerate(graph.outputs):
+        assert src.node is not None
+        graph_outputs.setdefault((src.node, src.index), []).append(g)
+
+    workspaces: list[TensorDesc] = []
+    home: dict[tuple[int, int], Ref] = {}
+    for g, nodes in enumerate(groups):
+        for i in nodes:
+            for k, layout in enumerate(descs[i].output_tensors):
+                key = (i, k)
+                if key in graph_outputs:
+                    home[key] = Ref("output", graph_outputs[key][0])
+                elif len(nodes) == 1 or any(owner.get(r) != g for r in readers.get(key, ())):
+                    home[key] = Ref("workspace", len(workspaces))
+                    workspaces.append(layout)
+
+    def ref_of(src: Source) -> Ref:
+        if src.node is None:
+            return Ref("input", src.index)
+        if isinstance(graph.nodes[src.node], ConstantNode):
+            return Ref("constant", src.node)
+        return home[(src.node, src.index)]
+
+    steps: list[Step] = []
+    for nodes in groups:
+        last = graph.nodes[nodes[-1]]
+        if len(nodes) > 1 and isinstance(last, OperatorNode) and last.desc.row.is_reduction:
+            *front, r = nodes
+            (src,) = (s for s in graph.sources[r] if s is not None)
+            assert src.node is not None
+            prologue = _fused_step(graph, front, descs, ref_of, home)
+            layout = descs[src.node].output_tensors[src.index]
+            prologue = dataclasses.replace(prologue, outputs=((front.index(src.node), Ref("reduce", 0), layout),))
+            outs = tuple(home[(r, k)] for k in range(len(descs[r].output_tensors)))
+            steps.append(FusedReduceStep(prologue, r, descs[r], outs))
+        elif len(nodes) == 1:
+            (i,) = nodes
+            ins = tuple(None if s is None else ref_of(s) for s in graph.sources[i])
+            outs = tuple(home[(i, k)] for k in range(len(descs[i].output_tensors)))
+            steps.append(NodeStep(i, descs[i], ins, outs))
+        else:
+            steps.append(_fused_step(graph, nodes, descs, ref_of, home))
+        for i in nodes:  # a value that is several graph outputs: copies into the others
+            for k, layout in enumerate(descs[i].output_tensors):
+                for g in graph_outputs.get((i, k), [])[1:]:
+                    copy = desc_class("ELEMENT_WISE_IDENTITY")(
+                        input_tensor=layout, output_tensor=graph.output_tensor(g)
+                    )
+                    steps.append(NodeStep(i, copy, (home[(i, k)],), (Ref("output", g),)))
+    return GraphPlan(tuple(steps), tuple(workspaces))
+
+
+def _fused_step(
+    graph: GraphDesc,
+    nodes: Sequence[int],
+    descs: dict[int, OperatorDesc],
+    ref_of: Callable[[Source], Ref],
+    home: dict[tuple[int, int], Ref],
+) -> FusedStep:
+    position = {i: k for k, i in enumerate(nodes)}
+    externals: list[tuple[Ref, TensorDesc]] = []
+    operands: list[tuple[tuple[str, int] | None, ...]] = []
+    for i in nodes:
+        row: list[tuple[str, int] | None] = []
+        for j, s in enumerate(graph.sources[i]):
+            if s is None:
+                row.append(None)
+            elif s.node is not None and s.node in position:
+                row.append(("node", position[s.node]))
+            else:
+                layout = descs[i].input_tensors[j]
+                assert layout is not None
+                ext = (ref_of(s), layout)
+                if ext not in externals:
+                    externals.append(ext)
+                row.append(("in", externals.index(ext)))
+        operands.append(tuple(row))
+    outputs = tuple((k, home[(i, 0)], descs[i].output_tensors[0]) for k, i in enumerate(nodes) if (i, 0) in home)
+    return FusedStep(tuple(nodes), tuple(descs[i] for i in nodes), tuple(operands), tuple(externals), outputs)

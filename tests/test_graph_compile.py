@@ -1,0 +1,421 @@
+"""``Device.compile_graph`` (issue 16): random DAGs of element-wise and reduction nodes, compiled (element-wise
+groups fused into one kernel each), run on every backend and compared with the same nodes run one by one;
+fused-kernel counts; constants, repeated outputs, strides that differ across an edge; binding errors.
+
+The node-by-node reference below is the graph's meaning as DirectML states it: each node runs as its own
+operator; a graph input or constant is read through the consumer's tensor descriptor, an intermediate edge
+carries the producer's value (its sizes; the consumer reads it through the producer's layout, strides may
+differ). A fused kernel rounds every node's result to the node's output type, so the two agree bit for bit
+(NaN payloads aside).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import buffer_for, read_tensor, to_backend, to_host
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gpuops
+from descriptors import (
+    DataType,
+    DescriptorError,
+    ExecutionFlags,
+    FeatureLevel,
+    ReduceFunction,
+    ScaleBias,
+    TensorDesc,
+    desc_class,
+)
+from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
+
+F32, F16 = DataType.FLOAT32, DataType.FLOAT16
+FIXTURES_OK = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+ADD, MUL, SUB, MAX = (desc_class(n) for n in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_SUBTRACT",
+                                               "ELEMENT_WISE_MAX"))  # fmt: skip
+ADD1, IDENTITY, RELU, SIGMOID = (desc_class(n) for n in ("ELEMENT_WISE_ADD1", "ELEMENT_WISE_IDENTITY",
+                                                         "ACTIVATION_RELU", "ACTIVATION_SIGMOID"))  # fmt: skip
+REDUCE = desc_class("REDUCE")
+
+
+# ---------------------------------------------------------------------------------------------- reference
+
+
+def node_by_node(device: gpuops.Device, xp: Any, graph: GraphDesc, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Each node as its own compiled operator, in topological order; the graph outputs' buffers (host)."""
+    values: dict[tuple[int, int], tuple[Any, TensorDesc]] = {}
+    for i in graph.order:
+        node = graph.nodes[i]
+        if isinstance(node, ConstantNode):
+            continue
+        desc = node.desc
+        bufs, changes = [], {}
+        for k, (field, src) in enumerate(zip(desc.row.input_fields, graph.sources[i], strict=True)):
+            if src is None:
+                bufs.append(None)
+            elif src.node is None:
+                bufs.append(to_backend(xp, inputs[src.index]))
+            elif isinstance(graph.nodes[src.node], ConstantNode):
+                t = desc.input_tensors[k]
+                data = graph.nodes[src.node].data  # type: ignore[union-attr]
+                bufs.append(to_backend(xp, np.frombuffer(data, t.data_type.numpy_dtype).copy()))
+            else:
+                buf, layout = values[(src.node, src.index)]
+                bufs.append(buf)
+                changes[field.name] = layout  # the producer's value, read through its layout
+        desc = dataclasses.replace(desc, **changes)
+        outs = [to_backend(xp, buffer_for(t, np.zeros(t.sizes), fill=0)) for t in desc.output_tensors]
+        device.compile_operator(device.create_operator(desc)).execute(bufs, outs)
+        for k, (buf, t) in enumerate(zip(outs, desc.output_tensors, strict=True)):
+            values[(i, k)] = (buf, t)
+    return [to_host(values[(s.node, s.index)][0]) for s in graph.outputs]  # type: ignore[index]
+
+
+def run_compiled(
+    device: gpuops.Device, xp: Any, graph: GraphDesc, inputs: list[np.ndarray]
+) -> tuple[list[np.ndarray], gpuops.CompiledOperator]:
+    compiled = device.compile_graph(graph)
+    outs = []
+    for g in range(graph.output_count):
+        t = graph.output_tensor(g)
+        outs.append(to_backend(xp, buffer_for(t, np.zeros(t.sizes), fill=0)))
+    compiled.execute([to_backend(xp, a) for a in inputs], outs)
+    return [to_host(o) for o in outs], compiled
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, t: TensorDesc, what: str) -> None:
+    g, w = read_tensor(got, t), read_tensor(want, t)
+    assert g.dtype == w.dtype
+    same = (g == w) & (np.signbit(g) == np.signbit(w)) | (np.isnan(g) & np.isnan(w))
+    assert same.all(), f"{what}: {np.flatnonzero(~same)[:8]} got {g[~same][:4]} want {w[~same][:4]}"
+
+
+# ---------------------------------------------------------------------------------------------- random DAGs
+
+
+@dataclasses.dataclass
+class Builder:
+    """A random graph under construction: values are (source, TensorDesc) where source is ("in", g) or
+    ("node", i); each node's inputs come from earlier values of the same sizes and data type."""
+
+    rng: np.random.Generator
+    dt: DataType
+    nodes: list[OperatorNode] = dataclasses.field(default_factory=list)
+    values: list[tuple[tuple[str, int], TensorDesc]] = dataclasses.field(default_factory=list)
+    input_edges: list[InputEdge] = dataclasses.field(default_factory=list)
+    inter_edges: list[IntermediateEdge] = dataclasses.field(default_factory=list)
+    input_count: int = 0
+    used: set[tuple[str, int]] = dataclasses.field(default_factory=set)
+
+    def add_input(self, t: TensorDesc) -> None:
+        self.values.append((("in", self.input_count), t))
+        self.input_count += 1
+
+    def pick(self, sizes: tuple[int, ...] | None = None) -> tuple[tuple[str, int], TensorDesc] | None:
+        cands = [v for v in self.values if sizes is None or v[1].sizes == sizes]
+        return cands[int(self.rng.integers(len(cands)))] if cands else None
+
+    def node(self, desc: Any, sources: list[tuple[str, int]]) -> None:
+        i = len(self.nodes)
+        self.nodes.append(OperatorNode(desc))
+        for slot, src in enumerate(sources):
+            self.used.add(src)
+            if src[0] == "in":
+                self.input_edges.append(InputEdge(src[1], i, slot))
+            else:
+                self.inter_edges.append(IntermediateEdge(src[1], 0, i, slot))
+        self.values.append((("node", i), desc.output_tensors[0]))
+
+    def step(self) -> None:
+        src, t = self.pick()  # type: ignore[misc]
+        out = TensorDesc(self.dt, t.sizes)
+        # A consumer may read an intermediate through other strides (here: any layout of the same sizes).
+        kind = int(self.rng.integers(7))
+        if kind == 0:
+            self.node(RELU(input_tensor=t, output_tensor=out), [src])
+        elif kind == 1:
+            sb = ScaleBias(float(self.rng.choice([0.5, -1.25, 3.0])), float(self.rng.choice([0.0, 1.5, -0.75])))
+            self.node(IDENTITY(input_tensor=t, output_tensor=out, scale_bias=sb), [src])
+        elif kind == 2:
+            self.node(SIGMOID(input_tensor=t, output_tensor=out), [src])
+        elif kind in (3, 4, 5):
+            src2, t2 = self.pick(t.sizes)  # type: ignore[misc]
+            cls = [ADD, MUL, SUB, MAX][int(self.rng.integers(4))]
+            if kind == 5:
+                self.node(ADD1(t, t2, out, fused_activation=RELU(None, None)), [src, src2])
+            else:
+                self.node(cls(a_tensor=t, b_tensor=t2, output_tensor=out), [src, src2])
+        else:
+            axis = int(self.rng.integers(len(t.sizes)))
+            red = tuple(1 if d == axis else s for d, s in enumerate(t.sizes))
+            fn = [ReduceFunction.SUM, ReduceFunction.MAX, ReduceFunction.SUM_SQUARE][int(self.rng.integers(3))]
+            self.node(REDUCE(fn, t, TensorDesc(self.dt, red), axes=(axis,)), [src])
+
+    def graph(self) -> GraphDesc:
+        outputs = [v for v in self.values if v[0][0] == "node" and v[0] not in self.used]
+        extra = [v for v in self.values if v[0][0] == "node" and v not in outputs and self.rng.random() < 0.3]
+        output_edges = [OutputEdge(src[1], 0, g) for g, (src, _) in enumerate(outputs + extra)]
+        return GraphDesc(
+            self.input_count, len(output_edges), self.nodes, self.input_edges, output_edges, self.inter_edges
+        )
+
+
+SHAPES = [(7,), (3, 5), (2, 3, 4), (130, 257)]
+
+
+def random_graph(seed: int) -> tuple[GraphDesc, list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    dt = [F32, F32, F16][int(rng.integers(3))]
+    sizes = SHAPES[int(rng.integers(len(SHAPES)))]
+    b = Builder(rng, dt)
+    for _ in range(int(rng.integers(1, 4))):
+        strides = None
+        if len(sizes) >= 2 and rng.random() < 0.3:  # a row broadcast: stride 0 on the first axis
+            strides = (0, *TensorDesc(dt, sizes[1:]).element_strides)
+        b.add_input(TensorDesc(dt, sizes, strides))
+    for _ in range(int(rng.integers(1, 8))):
+        b.step()
+    graph = b.graph()
+    inputs = []
+    for g in range(graph.input_count):
+        ts = graph.input_tensors(g)
+        t = ts[0] if ts else TensorDesc(dt, sizes)
+        values = rng.standard_normal(t.sizes) * 2
+        if t.element_strides[0] == 0:
+            values = np.broadcast_to(values[:1], t.sizes)
+        inputs.append(buffer_for(t, values.astype(dt.numpy_dtype)))
+    return graph, inputs
+
+
+@FIXTURES_OK
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_graphs_match_node_by_node(seed: int, device: gpuops.Device, xp: Any) -> None:
+    graph, inputs = random_graph(seed)
+    got, compiled = run_compiled(device, xp, graph, inputs)
+    want = node_by_node(device, xp, graph, inputs)
+    for g, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert_same(a, b, graph.output_tensor(g), f"seed {seed} output {g} ({compiled.kernel_count} kernels)")
+    assert 1 <= compiled.kernel_count <= len(graph.nodes) + graph.output_count
+
+
+# ---------------------------------------------------------------------------------------------- fixed graphs
+
+T = TensorDesc(F32, (4, 5))
+
+
+def chain_graph(t: TensorDesc = T) -> GraphDesc:
+    """out0 = relu(a * 0.5 + 1 + b) * c, out1 = relu(...): four element-wise nodes, two outputs."""
+    nodes = [
+        OperatorNode(IDENTITY(input_tensor=t, output_tensor=t, scale_bias=ScaleBias(0.5, 1.0))),
+        OperatorNode(ADD(a_tensor=t, b_tensor=t, output_tensor=t)),
+        OperatorNode(RELU(input_tensor=t, output_tensor=t)),
+        OperatorNode(MUL(a_tensor=t, b_tensor=t, output_tensor=t)),
+    ]
+    return GraphDesc(
+        3,
+        2,
+        nodes,
+        [InputEdge(0, 0, 0), InputEdge(1, 1, 1), InputEdge(2, 3, 1)],
+        [OutputEdge(3, 0, 0), OutputEdge(2, 0, 1)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0), IntermediateEdge(2, 0, 3, 0)],
+    )
+
+
+def test_a_chain_is_one_kernel_and_matches_float64(device: gpuops.Device, xp: Any) -> None:
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal(20).astype(np.float32) for _ in range(3))
+    (out0, out1), compiled = run_compiled(device, xp, chain_graph(), [a, b, c])
+    assert compiled.kernel_count == 1
+    r = np.maximum((a.astype(np.float64) * 0.5 + 1.0).astype(np.float32).astype(np.float64) + b, 0)
+    np.testing.assert_allclose(out1, r, rtol=2e-7)
+    np.testing.assert_allclose(out0, r * c, rtol=4e-7)
+    assert "gpuops_fused_identity_add_relu_multiply" in compiled.kernel_source
+
+
+def one_input_chain(t: TensorDesc) -> GraphDesc:
+    """((x * 0.5 + 1) -> relu) * x + x: four nodes, one input, one output (the benchmark's chain)."""
+    nodes = [
+        OperatorNode(IDENTITY(input_tensor=t, output_tensor=t, scale_bias=ScaleBias(0.5, 1.0))),
+        OperatorNode(RELU(input_tensor=t, output_tensor=t)),
+        OperatorNode(MUL(a_tensor=t, b_tensor=t, output_tensor=t)),
+        OperatorNode(ADD(a_tensor=t, b_tensor=t, output_tensor=t)),
+    ]
+    return GraphDesc(
+        1, 1, nodes, [InputEdge(0, 0, 0), InputEdge(0, 2, 1), InputEdge(0, 3, 1)], [OutputEdge(3, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0), IntermediateEdge(2, 0, 3, 0)],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("dt", [F32, F16, DataType.BFLOAT16])
+@pytest.mark.parametrize("layout", ["packed", "padded"])
+def test_a_chain_is_one_compiled_loop_on_the_cpu(dt: DataType, layout: str, device: gpuops.Device, xp: Any) -> None:
+    """Large enough for the compiled tier: one numba loop on the NumPy backend (flat, or rows over padded
+    rows), equal bit for bit to the nodes run one by one; one kernel on the CuPy path."""
+    from gpuops.backends import numba_loops
+
+    t = TensorDesc(dt, (64, 300), (320, 1) if layout == "padded" else None)
+    graph = one_input_chain(t)
+    x = buffer_for(t, (np.random.default_rng(3).standard_normal(t.sizes) * 4).astype(dt.numpy_dtype))
+    (got,), compiled = run_compiled(device, xp, graph, [x])
+    assert compiled.kernel_count == 1
+    if device.backend == "numpy" and numba_loops.available():
+        assert compiled.step_paths == ("numba",)  # type: ignore[attr-defined]
+    assert_same(got, node_by_node(device, xp, graph, [x])[0], t, f"{dt.name} {layout}")
+
+
+def test_without_fusion_each_node_is_a_kernel(device: gpuops.Device) -> None:
+    from gpuops.compiled_graph import CompiledGraph
+
+    assert CompiledGraph(device, chain_graph(), ExecutionFlags.NONE, fuse=False).kernel_count == 4
+
+
+def test_a_reduction_splits_the_groups(device: gpuops.Device, xp: Any) -> None:
+    """relu(x) -> SUM over axis 1 -> * 2 (a constant): prologue, reduction, epilogue."""
+    t, r = TensorDesc(F32, (3, 4)), TensorDesc(F32, (3, 1))
+    two = np.full(3, 2.0, np.float32)
+    nodes = [
+        OperatorNode(RELU(input_tensor=t, output_tensor=t)),
+        OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=(1,))),
+        ConstantNode(two),
+        OperatorNode(MUL(a_tensor=r, b_tensor=r, output_tensor=r)),
+        OperatorNode(SIGMOID(input_tensor=r, output_tensor=r)),
+    ]
+    graph = GraphDesc(
+        1,
+        1,
+        nodes,
+        [InputEdge(0, 0, 0)],
+        [OutputEdge(4, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 3, 0), IntermediateEdge(2, 0, 3, 1),
+         IntermediateEdge(3, 0, 4, 0)],
+    )  # fmt: skip
+    x = np.arange(-6, 6, dtype=np.float32) / 2
+    (got,), compiled = run_compiled(device, xp, graph, [x])
+    # relu fused into the SUM kernel's map expression on the CuPy path (two passes on the CPU), then
+    # (multiply, sigmoid): 2 kernels on CuPy and the emulator, 3 passes on NumPy.
+    assert compiled.kernel_count == (3 if device.backend == "numpy" else 2)
+    s = np.maximum(x.reshape(3, 4).astype(np.float64), 0).sum(axis=1) * 2
+    np.testing.assert_allclose(got, 1 / (1 + np.exp(-s)), rtol=3e-7)
+    assert_same(got, node_by_node(device, xp, graph, [x])[0], graph.output_tensor(0), "reduce graph")
+
+
+@pytest.mark.parametrize("dt", [F32, F16])
+def test_a_prologue_runs_inside_the_reduction(dt: DataType, device: gpuops.Device, xp: Any) -> None:
+    """REDUCE(SUM_SQUARE, x * 0.5 + 1 - y) over the last axis: the scale-bias and subtract nodes become the
+    reduction's map expression (one kernel on the CuPy path), and give what the nodes give one by one."""
+    t, r = TensorDesc(dt, (6, 70)), TensorDesc(dt, (6, 1))
+    graph = GraphDesc(
+        2, 1,
+        [OperatorNode(IDENTITY(input_tensor=t, output_tensor=t, scale_bias=ScaleBias(0.5, 1.0))),
+         OperatorNode(SUB(a_tensor=t, b_tensor=t, output_tensor=t)),
+         OperatorNode(REDUCE(ReduceFunction.SUM_SQUARE, t, r, axes=(1,)))],
+        [InputEdge(0, 0, 0), InputEdge(1, 1, 1)], [OutputEdge(2, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
+    )  # fmt: skip
+    rng = np.random.default_rng(7)
+    x, y = (rng.standard_normal(420).astype(dt.numpy_dtype) for _ in range(2))
+    (got,), compiled = run_compiled(device, xp, graph, [x, y])
+    assert compiled.kernel_count == (2 if device.backend == "numpy" else 1)
+    if device.backend != "numpy":
+        assert "gpuops_prologue_" in compiled.kernel_source
+    # The same values (each node rounded to its type) reduced in the same order: equal bit for bit.
+    assert_same(got, node_by_node(device, xp, graph, [x, y])[0], r, f"SUM_SQUARE prologue {dt.name}")
+    g = read_tensor(got, r).astype(np.float64)
+    v = (x.astype(np.float32) * np.float32(0.5) + np.float32(1)).astype(dt.numpy_dtype).astype(np.float32)
+    d = (v - y.astype(np.float32)).astype(dt.numpy_dtype).astype(np.float64).reshape(6, 70)
+    np.testing.assert_allclose(g.ravel(), (d * d).sum(axis=1), rtol=1e-5 if dt is F32 else 2e-3)
+
+
+def test_a_value_that_is_two_graph_outputs_is_copied(device: gpuops.Device, xp: Any) -> None:
+    graph = GraphDesc(1, 2, [OperatorNode(RELU(input_tensor=T, output_tensor=T))], [InputEdge(0, 0, 0)],
+                      [OutputEdge(0, 0, 0), OutputEdge(0, 0, 1)])  # fmt: skip
+    x = np.linspace(-1, 1, 20, dtype=np.float32)
+    (o0, o1), compiled = run_compiled(device, xp, graph, [x])
+    assert compiled.kernel_count == 2
+    assert np.array_equal(o0, np.maximum(x, 0)) and np.array_equal(o1, o0)
+
+
+def test_an_edge_between_different_strides_carries_the_value(device: gpuops.Device, xp: Any) -> None:
+    """The consumer's input descriptor reads (4, 5) through transposed strides; the edge still carries the
+    producer's value, element for element (fused or not)."""
+    transposed = TensorDesc(F32, (4, 5), (1, 4))
+    reduce = REDUCE(ReduceFunction.SUM, transposed, TensorDesc(F32, (4, 1)), axes=(1,))
+    for consumer in (RELU(input_tensor=transposed, output_tensor=T), reduce):
+        graph = GraphDesc(
+            2, 1,
+            [OperatorNode(ADD(a_tensor=T, b_tensor=T, output_tensor=T)), OperatorNode(consumer)],
+            [InputEdge(0, 0, 0), InputEdge(1, 0, 1)],
+            [OutputEdge(1, 0, 0)],
+            [IntermediateEdge(0, 0, 1, 0)],
+        )  # fmt: skip
+        a = np.arange(20, dtype=np.float32) - 10
+        b = np.ones(20, np.float32)
+        (got,), _ = run_compiled(device, xp, graph, [a, b])
+        s = (a + b).reshape(4, 5)
+        want = np.maximum(s, 0).ravel() if consumer.row.name == "ACTIVATION_RELU" else s.sum(axis=1)
+        assert np.array_equal(got[: want.size], want), (consumer.row.name, got, want)
+
+
+def test_float16_intermediates_round_at_node_boundaries(device: gpuops.Device, xp: Any) -> None:
+    """(a + b) + c in float16: the intermediate a + b is rounded to float16 before c is added, as when the
+    nodes run one by one (2048 + 1 rounds to 2048; 2048 + 1 + 1 stays 2048, not 2050)."""
+    t = TensorDesc(F16, (3,))
+    graph = GraphDesc(3, 1, [OperatorNode(ADD(a_tensor=t, b_tensor=t, output_tensor=t)),
+                             OperatorNode(ADD(a_tensor=t, b_tensor=t, output_tensor=t))],
+                      [InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 1, 1)], [OutputEdge(1, 0, 0)],
+                      [IntermediateEdge(0, 0, 1, 0)])  # fmt: skip
+    a, b, c = (buffer_for(t, np.array(v, np.float16)) for v in ([2048, 1, 0.5], [1, 2048, 0.25], [1, 1, 0.125]))
+    (got,), compiled = run_compiled(device, xp, graph, [a, b, c])
+    assert compiled.kernel_count == 1
+    assert got[:3].tolist() == [2048.0, 2048.0, 0.875]
+
+
+def test_constant_nodes_feed_fused_kernels(device: gpuops.Device, xp: Any) -> None:
+    bias = np.arange(20, dtype=np.float32)
+    graph = GraphDesc(1, 1, [ConstantNode(bias), OperatorNode(ADD(a_tensor=T, b_tensor=T, output_tensor=T)),
+                             OperatorNode(RELU(input_tensor=T, output_tensor=T))],
+                      [InputEdge(0, 1, 0)], [OutputEdge(2, 0, 0)],
+                      [IntermediateEdge(0, 0, 1, 1), IntermediateEdge(1, 0, 2, 0)])  # fmt: skip
+    x = -np.full(20, 10, np.float32)
+    (got,), compiled = run_compiled(device, xp, graph, [x])
+    assert compiled.kernel_count == 1
+    assert np.array_equal(got, np.maximum(bias - 10, 0))
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+def test_compile_graph_refuses_what_is_not_a_graph() -> None:
+    with pytest.raises(TypeError, match="compile_graph: expected a GraphDesc"):
+        gpuops.Device("numpy").compile_graph(ADD(a_tensor=T, b_tensor=T, output_tensor=T))  # type: ignore[arg-type]
+
+
+def test_compile_graph_needs_feature_level_2_1() -> None:
+    dev = gpuops.Device("numpy", max_feature_level=FeatureLevel.FL_2_0)
+    with pytest.raises(DescriptorError, match="need FL_2_1"):
+        dev.compile_graph(chain_graph())
+
+
+def test_graph_binding_errors_name_the_buffer() -> None:
+    compiled = gpuops.Device("numpy").compile_graph(chain_graph())
+    a = np.zeros(20, np.float32)
+    out = [np.zeros(20, np.float32), np.zeros(20, np.float32)]
+    with pytest.raises(gpuops.BindingError, match=r"GRAPH: 2 input buffers bound; the operator has 3 inputs"):
+        compiled.execute([a, a], out)
+    with pytest.raises(gpuops.BindingError, match=r"GRAPH: inputs\[1\] buffer has dtype float64"):
+        compiled.execute([a, np.zeros(20), a], out)
+    with pytest.raises(gpuops.BindingError, match=r"GRAPH: outputs\[0\] buffer holds 40 bytes"):
+        compiled.execute([a, a, a], [np.zeros(10, np.float32), out[1]])
+    with pytest.raises(gpuops.BindingError, match=r"outputs\[0\]"):
+        compiled.execute([a, a, out[0]], out)  # an output that is an input: no in-place for graphs
+    before = [o.copy() for o in out]
+    with pytest.raises(gpuops.BindingError):
+        compiled.execute([a, a, a], [out[0], out[0]])
+    assert all(np.array_equal(o, b) for o, b in zip(out, before, strict=True)), "nothing written on error"
