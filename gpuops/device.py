@@ -33,7 +33,7 @@ from . import backends
 from .backends.base import Backend
 from .binding import BindingPlan
 from .codegen import KernelSpec
-from .codegen_reduce import ReductionSpec
+from .codegen.reduce import ReductionSpec
 from .errors import BindingError, UnsupportedError
 from .lowering import lower
 
@@ -262,7 +262,7 @@ class CompiledOperator:
     def launch_path(self) -> str:
         """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
         ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
-        (gpuops' own kernels, ``gpuops.launch_plan``), ``"elementwise"`` (CuPy's
+        (gpuops' own kernels, ``gpuops.layout.launch_plan``), ``"elementwise"`` (CuPy's
         ``ElementwiseKernel``), ``"reduction"`` or ``"two-pass reduction"``."""
         return self._kernel.launch_path
 

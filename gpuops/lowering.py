@@ -21,9 +21,9 @@ from descriptors import DataType, OperatorDesc, TensorDesc
 from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow
 
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec, scalar_params
-from .codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
-from .launch_plan import FastPlan, plan_tensors
-from .reduce_plan import TwoPassPlan, plan_two_pass
+from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
+from .layout.launch_plan import FastPlan, plan_tensors
+from .layout.reduce_plan import TwoPassPlan, plan_two_pass
 
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
@@ -112,7 +112,7 @@ class Lowering:
 
     @functools.cached_property
     def two_pass_specs(self) -> tuple[ReductionSpec, ReductionSpec]:
-        """Pass 1 and pass 2 of the GPU's two-pass reduction (``codegen_reduce.two_pass_specs``)."""
+        """Pass 1 and pass 2 of the GPU's two-pass reduction (``codegen.reduce.two_pass_specs``)."""
         assert self.variant is not None
         return two_pass_specs(self.reduction_row, self.dtypes, self.variant)
 
@@ -227,7 +227,7 @@ class FusedLowering:
 
     @functools.cached_property
     def spec(self) -> KernelSpec:
-        from .codegen_graph import fused_kernel_spec
+        from .codegen.graph import fused_kernel_spec
 
         return fused_kernel_spec(self.step, self.nodes)
 
@@ -237,7 +237,7 @@ class FusedLowering:
 
     @functools.cached_property
     def scalars(self) -> dict[str, Any]:
-        from .codegen_graph import fused_scalars
+        from .codegen.graph import fused_scalars
 
         return fused_scalars(self.nodes)
 

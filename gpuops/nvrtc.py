@@ -16,7 +16,7 @@ from pathlib import Path
 from descriptors.optable import HELPERS
 
 from .codegen import _HEADERS, KernelSpec
-from .codegen_reduce import ReductionSpec
+from .codegen.reduce import ReductionSpec
 
 __all__ = ["NvrtcUnavailable", "compile_specs", "cupy_include_dirs", "include_dirs", "nvrtc_version"]
 

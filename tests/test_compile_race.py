@@ -18,7 +18,7 @@ import pytest
 import gpuops
 from descriptors import DataType, TensorDesc, desc_class, row_of
 from gpuops import config, kernels
-from gpuops.codegen_numba import loop_spec
+from gpuops.codegen.numba import loop_spec
 
 pytest.importorskip("numba")
 

@@ -1,4 +1,4 @@
-"""The CuPy backend's own flat and rows kernels (``gpuops.launch_plan``, ``gpuops.codegen_fast``).
+"""The CuPy backend's own flat and rows kernels (``gpuops.layout.launch_plan``, ``gpuops.codegen.fast``).
 
 On the CPU: ``CupyFastKernel`` assembles its launch (pointer arguments, scalars, 32-bit size
 arguments, grid and block) in the order the generated source declares, checked against a
@@ -33,7 +33,7 @@ from descriptors import (
 )
 from gpuops.backends.array_module import array_module
 from gpuops.codegen import elementwise_kernel_spec
-from gpuops.launch_plan import launch_config, plan_tensors, size_args
+from gpuops.layout.launch_plan import launch_config, plan_tensors, size_args
 
 F32, F16, I8 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT8
 _ROW = {r.name: r for r in ROWS}

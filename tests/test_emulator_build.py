@@ -322,7 +322,7 @@ def test_gpuops_reduction_kernel_in_cupys_template() -> None:
     TU gpuops.nvrtc builds, launched the way CuPy launches it, for several block strides."""
     from descriptors import DataType, FeatureLevel, dtype_combinations
     from descriptors.optable import row_of
-    from gpuops.codegen_reduce import reduction_kernel_spec
+    from gpuops.codegen.reduce import reduction_kernel_spec
     from gpuops.nvrtc import batch_reduction_source
 
     row = row_of("REDUCE")

@@ -153,6 +153,10 @@ class Builder:
             else:
                 self.node(cls(a_tensor=t, b_tensor=t2, output_tensor=out), [src, src2])
         else:
+            # Half the time the newest unread node value: a chain ending in a reduction (a fused prologue).
+            fresh = [v for v in self.values if v[0][0] == "node" and v[0] not in self.used]
+            if fresh and self.rng.random() < 0.5:
+                src, t = fresh[-1]
             axis = int(self.rng.integers(len(t.sizes)))
             red = tuple(1 if d == axis else s for d, s in enumerate(t.sizes))
             fn = [ReduceFunction.SUM, ReduceFunction.MAX, ReduceFunction.SUM_SQUARE][int(self.rng.integers(3))]

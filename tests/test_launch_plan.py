@@ -1,7 +1,7 @@
-"""``gpuops.launch_plan`` on the CPU: its decisions, and the fast kernels' indexing emulated in NumPy.
+"""``gpuops.layout.launch_plan`` on the CPU: its decisions, and the fast kernels' indexing emulated in NumPy.
 
 The decisions are checked against layouts worked out by hand. The emulation runs the loops of
-the generated ``flat`` and ``rows`` kernels (``gpuops.codegen_fast``; the expressions emulated
+the generated ``flat`` and ``rows`` kernels (``gpuops.codegen.fast``; the expressions emulated
 are asserted to be the ones in the source) for every thread of the planned launch, with the
 planned size arguments, reading float64 buffers of distinct values. The result must equal a
 reference computed from the original (sizes, strides) with ``as_strided`` and NumPy broadcasting,
@@ -23,8 +23,8 @@ from numpy.lib.stride_tricks import as_strided
 from descriptors import ROWS, DataType, TensorDesc
 from descriptors.tensor import packed_strides
 from gpuops.codegen import C_TYPES, elementwise_kernel_spec
-from gpuops.codegen_fast import FastKernelSource, fast_source
-from gpuops.launch_plan import (
+from gpuops.codegen.fast import FastKernelSource, fast_source
+from gpuops.layout.launch_plan import (
     DEFAULT_POLICY,
     FastPlan,
     LaunchPolicy,

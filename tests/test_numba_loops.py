@@ -1,4 +1,4 @@
-"""The NumPy backend's compiled tier (gpuops/codegen_numba.py, gpuops/backends/numba_loops.py).
+"""The NumPy backend's compiled tier (gpuops/codegen/numba.py, gpuops/backends/numba_loops.py).
 
 Two kinds of test:
 
@@ -30,7 +30,7 @@ from descriptors.compute import compute_plan
 from descriptors.optable import ELEMENTWISE_ROWS
 from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
 from gpuops import config, kernels
-from gpuops.codegen_numba import LOOP_TYPES, Untranslatable, loop_spec, translate
+from gpuops.codegen.numba import LOOP_TYPES, Untranslatable, loop_spec, translate
 
 numba = pytest.importorskip("numba")
 

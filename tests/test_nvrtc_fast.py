@@ -1,4 +1,4 @@
-"""The fast element-wise kernels (``gpuops.codegen_fast``): their source, and NVRTC builds.
+"""The fast element-wise kernels (``gpuops.codegen.fast``): their source, and NVRTC builds.
 
 The matrix is ``test_nvrtc``'s: every element-wise row x every data-type mapping at FL_6_4
 (ScaleBias variants included), plus every fused activation of every host (``fused_specs``),
@@ -25,12 +25,12 @@ import re
 import pytest
 from test_nvrtc import _FUSED_HOSTS, _ROW, ROW_NAMES, _check_nvrtc, _literals, _require_nvrtc, fused_specs, row_specs
 
-import gpuops.codegen_fast as codegen_fast
-import gpuops.launch_plan as launch_plan
+import gpuops.codegen.fast as codegen_fast
+import gpuops.layout.launch_plan as launch_plan
 import gpuops.nvrtc as gnvrtc
 from descriptors import DataType
 from gpuops.codegen import BIAS, C_TYPES, SCALE, KernelSpec, elementwise_kernel_spec, param_name
-from gpuops.codegen_fast import (
+from gpuops.codegen.fast import (
     FAST_KINDS,
     FastKernelSource,
     batch_fast_source,

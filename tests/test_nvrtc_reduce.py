@@ -24,7 +24,7 @@ from test_nvrtc import _check_nvrtc
 
 import gpuops.nvrtc as gnvrtc
 from descriptors import ROWS, FeatureLevel, dtype_combinations
-from gpuops.codegen_reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
+from gpuops.codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 
 pytestmark = pytest.mark.nvrtc
 

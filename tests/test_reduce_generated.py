@@ -59,7 +59,7 @@ from reference_reduce import REFERENCES, rows_of, tolerance
 
 from descriptors import DataType, FeatureLevel, TensorDesc, desc_class, dtype_combinations, row_of
 from descriptors.schema import OpRow
-from gpuops import reduce_plan
+from gpuops.layout import reduce_plan
 
 LEVEL = FeatureLevel.FL_6_4
 ROW_NAMES = ("REDUCE", "ARGMAX", "ARGMIN")

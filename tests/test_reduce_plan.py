@@ -1,7 +1,7 @@
-"""``gpuops.reduce_plan.plan_two_pass`` on the CPU: the plan's layouts, emulated with NumPy.
+"""``gpuops.layout.reduce_plan.plan_two_pass`` on the CPU: the plan's layouts, emulated with NumPy.
 
 A plan is shape arithmetic only, so its correctness is checked without a GPU: NumPy views
-are built from its :class:`~gpuops.reduce_plan.Layout` objects over the flat input buffer
+are built from its :class:`~gpuops.layout.reduce_plan.Layout` objects over the flat input buffer
 (``as_strided``, strides in elements times the item size, ``offset`` in elements), the two
 passes are run with NumPy as ``CupyReduceKernel.reduce`` runs them with CuPy, and the result
 must equal a direct NumPy reduction of the input. A visit count over the buffer checks that
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
-from gpuops.reduce_plan import Layout, TwoPassPlan, TwoPassPolicy
-from gpuops.reduce_plan import plan_two_pass as _plan_two_pass
+from gpuops.layout.reduce_plan import Layout, TwoPassPlan, TwoPassPolicy
+from gpuops.layout.reduce_plan import plan_two_pass as _plan_two_pass
 
 Sizes = tuple[int, ...]
 

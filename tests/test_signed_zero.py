@@ -5,7 +5,7 @@ the operand order, so max(+0, -0) = max(-0, +0) = +0 and min(+0, -0) = min(-0, +
 zero REDUCE MAX is +0 if any input is +0, a zero REDUCE MIN -0 if any input is -0.
 
 - The CUDA text without a GPU: every kernel body checked here is the one ``gpuops.codegen``
-  generates (the reductions' parts as ``gpuops.codegen_reduce`` takes them), with the op
+  generates (the reductions' parts as ``gpuops.codegen.reduce`` takes them), with the op
   table's helpers, compiled by the host C++ compiler (``g++ -O2``, no fast math, no FMA
   contraction; ``__device__`` stubbed out, ``float16`` as ``_Float16``, ``bfloat16`` as a
   round-to-nearest-even struct) and run over every zero and NaN case. NVRTC compiles the same
@@ -58,7 +58,7 @@ from descriptors.schema import OpRow
 from gpuops import config
 from gpuops.backends import numba_loops, numpy_backend
 from gpuops.codegen import elementwise_kernel_spec
-from gpuops.codegen_numba import translate
+from gpuops.codegen.numba import translate
 
 F16, BF16, F32, F64 = DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64
 FLOATS = (F16, BF16, F32, F64)
@@ -409,7 +409,7 @@ def test_cuda_max_min_on_host(name: str, dt: DataType) -> None:
 
 @pytest.mark.parametrize("name", MAXMIN)
 def test_compiled_tier_translation(name: str) -> None:
-    """The helper as codegen_numba translates it (evaluated in float32) gives the same zeros."""
+    """The helper as codegen.numba translates it (evaluated in float32) gives the same zeros."""
     expr = translate(row_of(name).exprs.cuda_for("float"), {"x": "x", "y": "y"})
     s = _specials(F32)
     for a, b in itertools.product(s, s):

@@ -20,8 +20,8 @@ from descriptors import TensorDesc
 
 from .. import config, kernels
 from ..codegen import KernelSpec
-from ..codegen_reduce import ReductionSpec
-from ..reduce_plan import Layout, TwoPassPlan
+from ..codegen.reduce import ReductionSpec
+from ..layout.reduce_plan import Layout, TwoPassPlan
 from .array_module import array_module
 from .runs import BufferRun, ElementwiseRun, ReduceRun
 
@@ -97,12 +97,29 @@ def _view(buf: Any, layout: Layout, itemsize: int, xp: ModuleType) -> Any:
     )
 
 
+def reduction_kernel(xp: ModuleType, spec: ReductionSpec, options: tuple[str, ...] = ()) -> Any:
+    """``xp.ReductionKernel`` of a spec (``options``: extra NVRTC options)."""
+    extra = {"options": options} if options else {}
+    return xp.ReductionKernel(
+        spec.in_params,
+        spec.out_params,
+        spec.map_expr,
+        spec.reduce_expr,
+        spec.post_map_expr,
+        spec.identity,
+        spec.name,
+        reduce_type=spec.reduce_type,
+        preamble=spec.preamble,
+        **extra,
+    )
+
+
 class CupyReduceKernel:
     """The ``cupy.ReductionKernel`` objects of one reduction: one-pass, pass 1 and pass 2.
 
-    Which path runs is decided per compiled operator by :func:`gpuops.reduce_plan.plan_two_pass`
+    Which path runs is decided per compiled operator by :func:`gpuops.layout.reduce_plan.plan_two_pass`
     (few outputs and a long reduction: two passes; otherwise one). Both take the scalar
-    ``gpuops_n``, so CuPy runs its plain template, never the CUB path (see codegen_reduce).
+    ``gpuops_n``, so CuPy runs its plain template, never the CUB path (see codegen.reduce).
     """
 
     def __init__(
@@ -110,22 +127,9 @@ class CupyReduceKernel:
     ) -> None:
         cupy = self.xp = xp if xp is not None else array_module("cupy")
 
-        def build(s: ReductionSpec) -> Any:
-            return cupy.ReductionKernel(
-                s.in_params,
-                s.out_params,
-                s.map_expr,
-                s.reduce_expr,
-                s.post_map_expr,
-                s.identity,
-                s.name,
-                reduce_type=s.reduce_type,
-                preamble=s.preamble,
-            )
-
         self.spec = spec
-        self.one = build(spec)
-        self.pass1, self.pass2 = (build(s) for s in passes)
+        self.one = reduction_kernel(cupy, spec)
+        self.pass1, self.pass2 = (reduction_kernel(cupy, s) for s in passes)
         self.partials = tuple(dt.numpy_dtype for _, dt in passes[0].outputs)
 
     def reduce(self, x: Any, out: Any, axes: tuple[int, ...], n: int, plan: TwoPassPlan | None) -> None:
@@ -238,26 +242,15 @@ class CupyBackend:
         return _MultiRun(ew, fused, xp)
 
     def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
-        """One ``ReductionKernel`` whose map expression calls the fused group (``codegen_graph``)."""
-        from ..codegen_graph import FMAD_OFF, fused_reduction_spec
+        """One ``ReductionKernel`` whose map expression calls the fused group (``codegen.graph``)."""
+        from ..codegen.graph import FMAD_OFF, fused_reduction_spec
 
         xp = self.xp
         spec = fused_reduction_spec(fused.step, fused.nodes, reduce)
         key = (self.name, "fused-reduce", spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.preamble)
 
         def build() -> Any:
-            return xp.ReductionKernel(
-                spec.in_params,
-                spec.out_params,
-                spec.map_expr,
-                spec.reduce_expr,
-                spec.post_map_expr,
-                spec.identity,
-                spec.name,
-                reduce_type=spec.reduce_type,
-                preamble=spec.preamble,
-                options=FMAD_OFF,
-            )
+            return reduction_kernel(xp, spec, FMAD_OFF)
 
         return _FusedReduceRun(kernels.get_or_build(key, build, lambda: spec.source), spec, fused, reduce, self._views)
 

@@ -1,7 +1,7 @@
 """The fast element-wise path on CuPy: one ``cupy.RawKernel`` per (spec, kind).
 
-Source from ``gpuops.codegen_fast``, launch geometry and size arguments from
-``gpuops.launch_plan`` (both pure and tested on the CPU). ``RawKernel`` compiles through
+Source from ``gpuops.codegen.fast``, launch geometry and size arguments from
+``gpuops.layout.launch_plan`` (both pure and tested on the CPU). ``RawKernel`` compiles through
 CuPy's ``compile_with_cache`` like ``ElementwiseKernel`` does: CuPy adds ``-I`` for its own
 ``_core/include`` (``cupy/*.cuh``) and the CUDA headers (``assemble_cupy_compiler_options``),
 so the ``#include <cupy/...>`` lines resolve without options of ours. Built once and kept
@@ -15,8 +15,8 @@ from types import ModuleType
 from typing import Any
 
 from ..codegen import KernelSpec
-from ..codegen_fast import fast_source
-from ..launch_plan import DEFAULT_POLICY, FastPlan, LaunchPolicy, is_aligned, launch_config, size_args
+from ..codegen.fast import fast_source
+from ..layout.launch_plan import DEFAULT_POLICY, FastPlan, LaunchPolicy, is_aligned, launch_config, size_args
 from .array_module import array_module
 
 __all__ = ["CupyFastKernel"]

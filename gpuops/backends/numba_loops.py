@@ -2,7 +2,7 @@
 
 numba is optional (the ``jit`` extra). Where it is installed and ``GPUOPS_NUMBA`` is not ``0``,
 an element-wise operator whose tensors are packed, of one shape and at least ``MIN_ELEMENTS``
-long, and whose row ``codegen_numba`` translates, runs as one pass over memory instead of
+long, and whose row ``codegen.numba`` translates, runs as one pass over memory instead of
 NumPy's chunked ufunc chain: float16 add through float32 chunks is about twenty ufunc passes
 per chunk, ADD1 + RELU two, a unary op with ScaleBias three. Above ``THREAD_MIN`` elements the
 loop runs over blocks on the backend's threads; a numba loop holds no GIL while it runs.
@@ -45,8 +45,8 @@ import numpy as np
 from descriptors import DataType
 
 from .. import config
-from ..codegen_numba import LoopSpec
-from ..launch_plan import FastPlan
+from ..codegen.numba import LoopSpec
+from ..layout.launch_plan import FastPlan
 from . import numpy_backend as nb
 
 __all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "rows_layout"]
@@ -254,7 +254,7 @@ def _storage(dt: DataType) -> np.dtype:
 
 class NumbaLoopKernel:
     """A compiled-tier lowering with the NumPy kernel's interface (``prepare``, ``run``), plus
-    ``run_rows`` for the layouts ``gpuops.launch_plan`` plans as rows (broadcasts, padding,
+    ``run_rows`` for the layouts ``gpuops.layout.launch_plan`` plans as rows (broadcasts, padding,
     transposes): one kernel object per (operator, data types, ScaleBias, activation)."""
 
     def __init__(self, spec: LoopSpec, dtypes: Mapping[str, DataType], scalar_types: Sequence[DataType]) -> None:
@@ -332,7 +332,7 @@ RowsLayout = tuple[int, int, tuple[int, ...]]  # rows, cols, (rs, cs) of each in
 
 
 def rows_layout(plan: FastPlan) -> RowsLayout | None:
-    """The rows loop's sizes and strides for a ``gpuops.launch_plan`` plan (a flat plan's
+    """The rows loop's sizes and strides for a ``gpuops.layout.launch_plan`` plan (a flat plan's
     broadcast inputs become one row whose single element every column reads), or None where
     an operand steps through memory along a row (a transposed input, a strided output): read
     element by element across cache lines, that ran 2x slower than the ufunc path's 256 x 256

@@ -523,7 +523,7 @@ class NumpyBackend:
         rows loop over the bound buffers for what the GPU planner coalesces to two dimensions with unit
         or zero column strides (row, column and scalar broadcasts, padded rows). None where the tier
         does not apply, numba is absent or refuses the loop (the ufunc path gives the same bits)."""
-        from ..codegen_numba import loop_spec
+        from ..codegen.numba import loop_spec
         from . import numba_loops
 
         if kernel.direct or lowering.output.element_count < numba_loops.MIN_ELEMENTS or not numba_loops.available():
@@ -571,9 +571,9 @@ class NumpyBackend:
 
     @staticmethod
     def _fused_loop(fused: FusedLowering) -> Any:
-        """The compiled tier's one loop for a fused group writing one value (``codegen_numba.fused_loop_spec``):
+        """The compiled tier's one loop for a fused group writing one value (``codegen.numba.fused_loop_spec``):
         the flat loop over 1-D views, or the rows loop over the bound buffers; None where it does not apply."""
-        from ..codegen_numba import fused_loop_spec
+        from ..codegen.numba import fused_loop_spec
         from . import numba_loops
 
         if len(fused.outputs) != 1 or fused.output.element_count < numba_loops.MIN_ELEMENTS:

@@ -6,7 +6,7 @@ CuPy's own functions decide the axes (``_get_axis``, ``_get_out_shape``), the ty
 block) and the kernel text (``_ReductionKernel_get_cached_function_code``). Between them this module
 transposes the input so the reduced axes come first, merges dimensions, and launches
 ``out_block_num`` blocks of ``block_size`` threads. CuPy's CUB and optimizer paths are not emulated:
-gpuops never takes them (see ``gpuops.codegen_reduce``).
+gpuops never takes them (see ``gpuops.codegen.reduce``).
 """
 
 from __future__ import annotations

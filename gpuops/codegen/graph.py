@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from descriptors import DataType
 from descriptors.optable import HELPERS
 
-from .codegen import C_TYPES, PARAM_TYPES, KernelSpec, node_body
-from .codegen_reduce import Prologue, ReductionSpec, reduction_kernel_spec
-from .graph_plan import FusedStep
-from .lowering import Lowering
+from ..graph_plan import FusedStep
+from ..lowering import Lowering
+from . import C_TYPES, PARAM_TYPES, KernelSpec, node_body
+from .reduce import Prologue, ReductionSpec, reduction_kernel_spec
 
 __all__ = ["FMAD_OFF", "fused_kernel_spec", "fused_reduction_spec", "fused_scalars"]
 

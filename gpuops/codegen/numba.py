@@ -34,7 +34,7 @@ from descriptors.compute import compute_plan
 from descriptors.optable import HELPERS
 from descriptors.schema import Domain, ElementwiseRow, OpRow
 
-from .codegen import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
+from . import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
 
 __all__ = ["LOOP_TYPES", "LoopSpec", "Untranslatable", "fused_loop_spec", "loop_spec", "translate"]
 
@@ -233,7 +233,7 @@ class LoopSpec:
     of equal length (float16/bfloat16 as uint16 views) and the scalars in ``scalar_params``
     order, which is the CUDA kernel's order (``codegen.scalar_params``). ``name + "_rows"``:
     the same, with the bound (flat) buffers, then ``r0, r1, c0, c1`` and each operand's row
-    and column strides in elements (inputs, then the output), as ``gpuops.launch_plan`` plans
+    and column strides in elements (inputs, then the output), as ``gpuops.layout.launch_plan`` plans
     the GPU's rows kernel.
     """
 
@@ -328,7 +328,7 @@ def fused_loop_spec(
     of node ``k``; ``outputs``: the node positions whose values the loop stores. Each node rounds its result
     to its output type (float16/bfloat16 through their bits) before the next node reads it, as when the
     nodes run one by one; the arguments are the external inputs ``i<n>``, the scalars ``n<k>_<name>``
-    (``codegen_graph.fused_scalars``) and the output ``o0``.
+    (``codegen.graph.fused_scalars``) and the output ``o0``.
     """
     if len(outputs) != 1:
         return None
@@ -427,7 +427,7 @@ def _loop_module(
         "",
         "",
         "# rows: element (r, c) of operand k at k[r * k_rs + c * k_cs] of its bound buffer, for r0 <= r < r1,",
-        "# c0 <= c < c1 (the GPU's rows kernel: gpuops.launch_plan; broadcast operands have zero strides)",
+        "# c0 <= c < c1 (the GPU's rows kernel: gpuops.layout.launch_plan; broadcast operands have zero strides)",
         decorator,
         f"def {name}_rows({', '.join(args)}, r0, r1, c0, c1, {', '.join(strides)}):",
         "    for r in range(r0, r1):",

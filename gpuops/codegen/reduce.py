@@ -12,7 +12,7 @@ Every kernel takes the scalar ``gpuops_n``. Besides feeding AVERAGE, it makes Cu
 one input and one output argument, and reorders the reduced axes (so that ``_J`` would no
 longer be row-major) only for a single input argument.
 
-Few outputs with a long reduction run in two passes (see ``gpuops.reduce_plan``): pass 1
+Few outputs with a long reduction run in two passes (see ``gpuops.layout.reduce_plan``): pass 1
 reduces parts of the reduction into partial accumulators, written field by field into
 arrays (an accumulator may be a struct, such as LOG_SUM_EXP's running maximum and sum);
 pass 2 rebuilds the accumulators and reduces them with the same ``reduce`` and the final
@@ -30,7 +30,7 @@ from descriptors.compute import ComputePlan, compute_plan
 from descriptors.optable import HELPERS
 from descriptors.schema import Reduction, ReductionRow
 
-from .codegen import _HEADERS, C_TYPES, PARAM_TYPES, param_name
+from . import _HEADERS, C_TYPES, PARAM_TYPES, param_name
 
 __all__ = ["PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
 
@@ -213,7 +213,7 @@ def _types(
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Prologue:
-    """Element-wise work fused in front of a reduction (``codegen_graph``): the reduction reads ``call`` (a
+    """Element-wise work fused in front of a reduction (``codegen.graph``): the reduction reads ``call`` (a
     call of the device function ``function``, which calls ``helpers``) where it would read its input, and
     takes ``inputs`` and ``scalars`` in place of the input parameter."""
 

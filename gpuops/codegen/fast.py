@@ -1,4 +1,4 @@
-"""Fast element-wise kernels: a ``KernelSpec`` as ``RawKernel`` source (see ``gpuops.launch_plan``).
+"""Fast element-wise kernels: a ``KernelSpec`` as ``RawKernel`` source (see ``gpuops.layout.launch_plan``).
 
 Pure string work, like ``gpuops.codegen``. The per-element statements are the spec's own
 ``operation``, pasted once per element with each input bound as ``const T &name`` and the
@@ -27,8 +27,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from .codegen import _HEADERS, C_TYPES, KernelSpec, param_name
-from .launch_plan import PACK_BYTES  # one 128-bit access per thread for the widest operand
+from ..layout.launch_plan import PACK_BYTES  # one 128-bit access per thread for the widest operand
+from . import _HEADERS, C_TYPES, KernelSpec, param_name
 
 __all__ = [
     "FAST_KINDS",

@@ -1,0 +1,453 @@
+"""The benchmark cases: each case at each size is a ``Group`` of ``Variant``s timed side by side
+(gpuops, the backend's own ufuncs, a copy, and where it exists gpuops without its faster path)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import gpuops
+from descriptors import (
+    ActivationReluOperatorDesc,
+    DataType,
+    ElementWiseAdd1OperatorDesc,
+    ElementWiseAddOperatorDesc,
+    ElementWiseExpOperatorDesc,
+    ExecutionFlags,
+    GraphDesc,
+    ReduceFunction,
+    ReduceOperatorDesc,
+    ScaleBias,
+    TensorDesc,
+)
+
+from .timers import CupyTimer, NumpyTimer
+
+__all__ = [
+    "ALTERNATIVES",
+    "CASES",
+    "ELEMENTWISE",
+    "NODES",
+    "OVERHEAD_N",
+    "REDUCE_CASES",
+    "UFUNCS",
+    "Bench",
+    "Group",
+    "Variant",
+    "sizes",
+]
+
+ROW_C = 1024
+ELEMENTWISE = "gpuops-ElementwiseKernel"  # CuPy only: the same operator without gpuops' fast kernels
+UFUNCS = "gpuops-ufuncs"  # NumPy only: the same operator without the compiled (numba) tier
+NODES = "gpuops-node-by-node"  # a compiled graph's nodes run one by one (no fusion)
+ALTERNATIVES = (ELEMENTWISE, UFUNCS, NODES)
+OVERHEAD_N = 1000
+CASES = (
+    "add_f32",
+    "add_f16",
+    "add_bf16",
+    "add1_relu_f32",
+    "exp_scalebias_f32",
+    "row_bcast_f32",
+    "row_bcast_f16",
+    "col_bcast_f32",
+    "transposed_f32",
+    "sum_full_f32",
+    "sum_inner_f32",
+    "sum_outer_f32",
+    "max_inner_f32",
+    "graph_chain4_f32",
+    "overhead_f32",
+)
+REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced)
+    "sum_full_f32": ("SUM", "full"),
+    "sum_inner_f32": ("SUM", "inner"),
+    "sum_outer_f32": ("SUM", "outer"),
+    "max_inner_f32": ("MAX", "inner"),
+}
+
+
+@dataclasses.dataclass
+class Variant:
+    name: str  # "gpuops", the baseline's name ("numpy" / "cupy") or "copy"
+    fn: Callable[[], Any]
+    bytes_per_elem: float
+
+
+@dataclasses.dataclass
+class Group:
+    case: str
+    dtype: str
+    n: int
+    shape: tuple[int, ...]
+    variants: list[Variant]
+    host_time: bool = False  # overhead case: time the host side of each call
+
+
+# --------------------------------------------------------------------------- cases
+
+
+class Bench:
+    def __init__(self, backend: str, quick: bool, repeats: int | None) -> None:
+        self.device = gpuops.Device(backend)
+        self.backend = self.device.backend
+        self.quick = quick
+        if self.backend == "cupy":
+            import cupy
+
+            self.xp: Any = cupy
+            self.timer: Any = CupyTimer(target=0.01 if quick else 0.03)
+            self.repeats = repeats or (5 if quick else 9)
+        else:
+            self.xp = np
+            self.timer = NumpyTimer(target=0.005 if quick else 0.01)
+            self.repeats = repeats or (15 if quick else 31)
+        self.baseline = self.xp.__name__
+        self.rng = np.random.default_rng(0)
+        self._slot = 0
+
+    def empty(self, n: int, dtype: Any) -> Any:
+        """A flat buffer. On NumPy: page-aligned plus a per-buffer stagger of 512 B steps.
+
+        Without it the copy baseline depends on where malloc put the buffers: glibc's
+        ``rep movsb`` memcpy runs about 10x slower when ``dst - src`` is just above a
+        multiple of 4096 (measured here: 23 us instead of 2 us for 64 KiB at an offset
+        of 16 bytes), which heap neighbours often are.
+        """
+        dt = np.dtype(dtype)
+        if self.xp is not np:
+            return self.xp.empty(n, dt)
+        self._slot += 1
+        off = (self._slot % 8) * 512
+        nbytes = n * dt.itemsize
+        raw = np.empty(nbytes + 4096 + off, np.uint8)
+        start = (-raw.ctypes.data) % 4096 + off
+        return raw[start : start + nbytes].view(dt)
+
+    def array(self, n: int, dtype: Any) -> Any:
+        host = self.rng.uniform(1.0, 2.0, n).astype(dtype)
+        if self.xp is not np:
+            return self.xp.asarray(host)
+        buf = self.empty(n, host.dtype)
+        buf[...] = host
+        return buf
+
+    def compiled(self, a: TensorDesc, b: TensorDesc, out: TensorDesc) -> gpuops.CompiledOperator:
+        dev = self.device
+        return dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a, b, out)))
+
+    def general(self, op: gpuops.CompiledOperator, ins: list[Any], out: Any, per_elem: float) -> list[Variant]:
+        """The same descriptor without gpuops' faster path, to show what that path buys: on CuPy
+        (flat or rows kernel) through CuPy's ``ElementwiseKernel`` (``GPUOPS_CUPY_FAST=0``), on
+        NumPy (a compiled numba loop) through the ufunc chain (``GPUOPS_NUMBA=0``)."""
+        if op.launch_path == "numba":
+            with gpuops.config.override(numba=False):
+                chain = self.device.compile_operator(self.device.create_operator(op.desc))
+            return [Variant(UFUNCS, lambda: chain.execute(ins, [out]), per_elem)]
+        if self.backend != "cupy" or op.launch_path not in ("flat", "rows"):
+            return []
+        with gpuops.config.override(cupy_fast=False):
+            slow = self.device.compile_operator(self.device.create_operator(op.desc))
+        return [Variant(ELEMENTWISE, lambda: slow.execute(ins, [out]), per_elem)]
+
+    def binary(self, case: str, n: int, dt: DataType) -> Group:
+        xp = self.xp
+        npdt = dt.numpy_dtype
+        a, b, c = self.array(n, npdt), self.array(n, npdt), self.empty(n, npdt)
+        c2 = self.empty(n, npdt)
+        t = TensorDesc(dt, (n,))
+        op = self.compiled(t, t, t)
+        item = npdt.itemsize
+        return Group(
+            case,
+            npdt.name,
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item),
+                Variant(self.baseline, lambda: xp.add(a, b, out=c2), 3 * item),
+                Variant("copy", lambda: xp.copyto(c2, a), 2 * item),
+                *self.general(op, [a, b], c, 3 * item),
+            ],
+        )
+
+    def row_bcast(self, n: int, dt: DataType = DataType.FLOAT32) -> Group:
+        xp = self.xp
+        cols = min(ROW_C, n)
+        rows = n // cols
+        n = rows * cols
+        npdt = dt.numpy_dtype
+        a, b, c = self.array(n, npdt), self.array(cols, npdt), self.empty(n, npdt)
+        c_flat = self.empty(n, npdt)
+        a2, c2 = a.reshape(rows, cols), c_flat.reshape(rows, cols)
+        shape = (rows, cols)
+        op = self.compiled(TensorDesc(dt, shape), TensorDesc.broadcast(dt, (cols,), to=shape), TensorDesc(dt, shape))
+        item = npdt.itemsize
+        per_elem = 2 * item + item * cols / n  # read A, write C, read the row once
+        return Group(
+            f"row_bcast_{'f16' if dt is DataType.FLOAT16 else 'f32'}",
+            npdt.name,
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 2 * item),
+                *self.general(op, [a, b], c, per_elem),
+            ],
+        )
+
+    def op(self, desc: Any) -> gpuops.CompiledOperator:
+        return self.device.compile_operator(self.device.create_operator(desc))
+
+    def add1_relu(self, n: int) -> Group:
+        xp = self.xp
+        f32 = DataType.FLOAT32
+        a, b, c, c2 = (
+            self.array(n, np.float32),
+            self.array(n, np.float32),
+            self.empty(n, np.float32),
+            self.empty(n, np.float32),
+        )
+        b -= 1.5  # about half the sums negative, so RELU has work to do
+        t = TensorDesc(f32, (n,))
+        op = self.op(ElementWiseAdd1OperatorDesc(t, t, t, fused_activation=ActivationReluOperatorDesc()))
+        zero = np.float32(0)
+
+        def chain() -> None:
+            xp.add(a, b, out=c2)
+            xp.maximum(c2, zero, out=c2)
+
+        return Group(
+            "add1_relu_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant(self.baseline, chain, 12),
+                Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.general(op, [a, b], c, 12),
+            ],
+        )
+
+    def exp_scalebias(self, n: int) -> Group:
+        xp = self.xp
+        a, c, c2 = self.array(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
+        t = TensorDesc(DataType.FLOAT32, (n,))
+        op = self.op(ElementWiseExpOperatorDesc(t, t, ScaleBias(0.5, -1.0)))
+        s, bias = np.float32(0.5), np.float32(-1.0)
+
+        def chain() -> None:
+            xp.multiply(a, s, out=c2)
+            xp.add(c2, bias, out=c2)
+            xp.exp(c2, out=c2)
+
+        return Group(
+            "exp_scalebias_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: op.execute([a], [c]), 8),
+                Variant(self.baseline, chain, 8),
+                Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.general(op, [a], c, 8),
+            ],
+        )
+
+    def col_bcast(self, n: int) -> Group:
+        xp = self.xp
+        cols = min(ROW_C, n)
+        rows = n // cols
+        n = rows * cols
+        f32 = DataType.FLOAT32
+        shape = (rows, cols)
+        a, b, c = self.array(n, np.float32), self.array(rows, np.float32), self.empty(n, np.float32)
+        c_flat = self.empty(n, np.float32)
+        a2, b2, c2 = a.reshape(shape), b.reshape(rows, 1), c_flat.reshape(shape)
+        op = self.op(
+            ElementWiseAddOperatorDesc(
+                TensorDesc(f32, shape), TensorDesc.broadcast(f32, (rows, 1), to=shape), TensorDesc(f32, shape)
+            )
+        )
+        per_elem = 8 + 4 * rows / n
+        return Group(
+            "col_bcast_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant(self.baseline, lambda: xp.add(a2, b2, out=c2), per_elem),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.general(op, [a, b], c, per_elem),
+            ],
+        )
+
+    def transposed(self, n: int) -> Group:
+        xp = self.xp
+        side = max(1, math.isqrt(n))
+        n = side * side
+        f32 = DataType.FLOAT32
+        shape = (side, side)
+        a, b, c = self.array(n, np.float32), self.array(n, np.float32), self.empty(n, np.float32)
+        c_flat = self.empty(n, np.float32)
+        at, b2, c2 = a.reshape(shape).T, b.reshape(shape), c_flat.reshape(shape)
+        op = self.op(
+            ElementWiseAddOperatorDesc(
+                TensorDesc(f32, shape, (1, side)), TensorDesc(f32, shape), TensorDesc(f32, shape)
+            )
+        )
+        return Group(
+            "transposed_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant(self.baseline, lambda: xp.add(at, b2, out=c2), 12),
+                Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.general(op, [a, b], c, 12),
+            ],
+        )
+
+    def reduction(self, case: str, n: int) -> Group:
+        xp = self.xp
+        function, how = REDUCE_CASES[case]
+        cols = min(ROW_C, n)
+        n = n // cols * cols
+        shape, axis = {"full": ((n,), 0), "inner": ((n // cols, cols), 1), "outer": ((n // cols, cols), 0)}[how]
+        out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape))
+        f32 = DataType.FLOAT32
+        a = self.array(n, np.float32)
+        out_n = math.prod(out_shape)
+        c, c2 = self.empty(out_n, np.float32), self.empty(out_n, np.float32)
+        copy_dst = self.empty(n, np.float32)
+        desc = ReduceOperatorDesc(
+            ReduceFunction[function], TensorDesc(f32, shape), TensorDesc(f32, out_shape), axes=(axis,)
+        )
+        op = self.device.compile_operator(self.device.create_operator(desc))
+        a2, c2v = a.reshape(shape), c2.reshape(out_shape)
+        ufunc = xp.sum if function == "SUM" else xp.max
+        return Group(
+            case,
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([a], [c]), 4),
+                Variant(self.baseline, lambda: ufunc(a2, axis=axis, keepdims=True, out=c2v), 4),
+                Variant("copy", lambda: xp.copyto(copy_dst, a), 8),
+            ],
+        )
+
+    def graph_chain(self, n: int) -> Group:
+        """y = relu(x * 0.5 + 1) * x + x as a 4-node graph (IDENTITY with ScaleBias, RELU, MULTIPLY, ADD):
+        fused (one kernel: reads x, writes y, 8 bytes per element), its nodes one by one (40 bytes: four
+        passes, three intermediates written and read back), NumPy's five-ufunc chain, and a copy."""
+        from gpuops.compiled_graph import CompiledGraph
+
+        xp = self.xp
+        t = TensorDesc(DataType.FLOAT32, (n,))
+        graph = _chain4(t)
+        fused = self.device.compile_graph(graph)
+        nodes = CompiledGraph(self.device, graph, ExecutionFlags.NONE, fuse=False)
+        x = self.array(n, np.float32)
+        y, y2, copy_dst = self.empty(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
+        half, one, zero = np.float32(0.5), np.float32(1), np.float32(0)
+
+        def numpy_chain() -> None:
+            xp.multiply(x, half, out=y2)
+            xp.add(y2, one, out=y2)
+            xp.maximum(y2, zero, out=y2)
+            xp.multiply(y2, x, out=y2)
+            xp.add(y2, x, out=y2)
+
+        return Group(
+            "graph_chain4_f32",
+            "float32",
+            n,
+            (n,),
+            [
+                Variant("gpuops", lambda: fused.execute([x], [y]), 8),
+                Variant(self.baseline, numpy_chain, 40),
+                Variant(NODES, lambda: nodes.execute([x], [y]), 40),
+                Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
+            ],
+        )
+
+    def overhead(self) -> Group:
+        g = self.binary("overhead_f32", OVERHEAD_N, DataType.FLOAT32)
+        g.variants = [v for v in g.variants if v.name != "copy"]
+        g.host_time = True
+        return g
+
+    def measure(self, g: Group) -> list[dict[str, Any]]:
+        """Interleaved: every repeat runs each variant once (order alternating), medians at the end."""
+        timer = self.timer
+        cal = {v.name: timer.calibrate(v.fn, g.host_time) for v in g.variants}
+        repeats = self.repeats
+        slowest = max(once for _, once in cal.values())
+        if slowest * repeats * len(g.variants) > (4.0 if self.quick else 20.0):
+            repeats = max(3, repeats // 3)
+        samples: dict[str, list[float]] = {v.name: [] for v in g.variants}
+        for r in range(repeats):
+            order = g.variants if r % 2 == 0 else g.variants[::-1]
+            for v in order:
+                samples[v.name] += timer.sample(v.fn, cal[v.name][0], g.host_time)
+        timer.sync()
+        med = {k: statistics.median(s) for k, s in samples.items()}
+        rows = []
+        for v in g.variants:
+            t = med[v.name]
+            gbs = v.bytes_per_elem * g.n / t / 1e9
+            rows.append(
+                {
+                    "case": g.case,
+                    "variant": v.name,
+                    "backend": self.backend,
+                    "dtype": g.dtype,
+                    "n": g.n,
+                    "shape": list(g.shape),
+                    "median_us": t * 1e6,
+                    "min_us": min(samples[v.name]) * 1e6,
+                    "samples": len(samples[v.name]),
+                    "calls_per_sample": cal[v.name][0] if self.backend == "numpy" else 1,
+                    "bytes_per_elem": v.bytes_per_elem,
+                    "GB_s": gbs,
+                    "time": "host" if g.host_time or self.backend == "numpy" else "gpu",
+                }
+            )
+        base = next(r for r in rows if r["variant"] == self.baseline)
+        copy = next((r for r in rows if r["variant"] == "copy"), None)
+        for r in rows:
+            r["ratio_to_baseline"] = r["median_us"] / base["median_us"]
+            r["bw_vs_copy"] = r["GB_s"] / copy["GB_s"] if copy else None
+        return rows
+
+
+def _chain4(t: TensorDesc) -> GraphDesc:
+    """relu(x * 0.5 + 1) * x + x: IDENTITY (ScaleBias 0.5, 1) -> RELU -> MULTIPLY by x -> ADD x."""
+    b = gpuops.GraphBuilder()
+    x = b.input(t)
+    return b.build([b.relu(b.identity(x, scale_bias=ScaleBias(0.5, 1.0))) * x + x])
+
+
+def sizes(quick: bool, max_log2: int | None, backend: str = "numpy", explicit: Sequence[int] = ()) -> list[int]:
+    """``explicit`` if given; else 2^10 .. 2^22 (quick, every other power) or 2^10 .. 2^26, plus
+    1e7 and 1e8 on the CPU in a full run (issue 7's CPU targets are stated at 1e7)."""
+    if explicit:
+        return sorted(set(explicit))
+    top = max_log2 if max_log2 is not None else (22 if quick else 26)
+    step = 2 if quick else 1
+    out = [1 << e for e in range(10, top + 1, step)]
+    if not quick and max_log2 is None and backend == "numpy":
+        out += [10**7, 10**8]
+    return sorted(out)
