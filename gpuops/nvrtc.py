@@ -81,7 +81,13 @@ _NVRTC_ERROR_INVALID_OPTION = 5  # nvrtcResult: an option this NVRTC does not kn
 
 
 def compile_source(
-    source: str, name: str = "gpuops.cu", arch: str = ARCH, *, debug: bool = False, syntax_only: bool = False
+    source: str,
+    name: str = "gpuops.cu",
+    arch: str = ARCH,
+    *,
+    debug: bool = False,
+    syntax_only: bool = False,
+    options: Sequence[str] = (),
 ) -> str:
     """Compile one translation unit to PTX; raise RuntimeError with the NVRTC log on failure.
 
@@ -89,10 +95,12 @@ def compile_source(
     and still every front-end (C++) error, which is what the test-suite checks look for.
     ``syntax_only=True`` runs the C++ front end alone (``-fdevice-syntax-only``: parsing,
     overloads, template instances; no PTX, returns ``""``), ten times faster again; an NVRTC
-    without that option gets the debug build instead.
+    without that option gets the debug build instead. ``options``: extra NVRTC options (a fused graph kernel's
+    ``--fmad=false``, as the CuPy backend passes them).
     """
     nvrtc = _nvrtc()
-    options = [f"-arch={arch}", "--std=c++17"] + [f"-I{d}" for d in include_dirs()]
+    extra = list(options)
+    options = [f"-arch={arch}", "--std=c++17", *extra] + [f"-I{d}" for d in include_dirs()]
     if debug:
         options.append("--device-debug")
     if syntax_only:
@@ -103,7 +111,7 @@ def compile_source(
             nvrtc.compileProgram(prog, options)
         except nvrtc.NVRTCError as exc:
             if syntax_only and getattr(exc, "status", None) == _NVRTC_ERROR_INVALID_OPTION:
-                compile_source(source, name, arch, debug=True)
+                compile_source(source, name, arch, debug=True, options=extra)
                 return ""
             log = nvrtc.getProgramLog(prog)
             raise RuntimeError(f"NVRTC failed on {name}: {exc}\n{log}") from None

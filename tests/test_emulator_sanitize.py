@@ -19,8 +19,18 @@ import pytest
 from conftest import emulator_unusable_reason
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ["test_ops_generated.py", "test_nary_generated.py", "test_reduce_generated.py", "test_emulator_device.py"]
-SAMPLE = "emulator and FLOAT32 and (packed1d or bcast_row or packed3d or 1d or inner or outer) or test_emulator_device"
+FILES = [
+    "test_ops_generated.py",
+    "test_nary_generated.py",
+    "test_reduce_generated.py",
+    "test_emulator_device.py",
+    "test_graph_compile.py",
+]
+# Plus the fused graph kernels: chains (flat, rows, multi-output ElementwiseKernel) and a reduction with a prologue.
+SAMPLE = (
+    "emulator and FLOAT32 and (packed1d or bcast_row or packed3d or 1d or inner or outer) or test_emulator_device"
+    " or (emulator and (chain or prologue))"
+)
 
 pytestmark = pytest.mark.skipif(
     emulator_unusable_reason() is not None, reason=f"CUDA emulator unusable: {emulator_unusable_reason()}"

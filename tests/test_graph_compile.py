@@ -423,3 +423,44 @@ def test_graph_binding_errors_name_the_buffer() -> None:
     with pytest.raises(gpuops.BindingError):
         compiled.execute([a, a, a], [out[0], out[0]])
     assert all(np.array_equal(o, b) for o, b in zip(out, before, strict=True)), "nothing written on error"
+
+
+# ---------------------------------------------------------------------------------------------- NVRTC
+
+
+def test_fused_kernels_compile_with_nvrtc() -> None:
+    """Every fused kernel the plans of the fixed graphs and 80 random graphs make (ElementwiseKernel, the
+    flat/rows RawKernels of one-output groups, reductions with a prologue) compiles with NVRTC for the real
+    target, with the options the CuPy backend passes (--fmad=false)."""
+    from test_nvrtc import _check_nvrtc
+
+    import gpuops.nvrtc as gnvrtc
+    from gpuops.codegen.fast import fast_source
+    from gpuops.codegen.graph import fused_kernel_spec, fused_reduction_spec
+    from gpuops.graph_plan import FusedReduceStep, FusedStep, plan_graph
+    from gpuops.lowering import lower
+
+    _check_nvrtc()
+    graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1)))]
+    graphs += [random_graph(seed)[0] for seed in range(80)]
+    sources: dict[str, str] = {}
+    reductions = 0
+    for graph in graphs:
+        for step in plan_graph(graph).steps:
+            if isinstance(step, FusedReduceStep):
+                lows = [lower(d) for d in step.prologue.descs]
+                spec = fused_reduction_spec(step.prologue, lows, lower(step.desc))
+                sources[spec.name] = spec.cuda_module(2, 1, True)
+                reductions += 1
+            elif isinstance(step, FusedStep):
+                spec = fused_kernel_spec(step, [lower(d) for d in step.descs])
+                assert spec.options == ("--fmad=false",)
+                sources[spec.name] = gnvrtc.batch_source([spec], ((1, True, True), (3, False, False)))
+                if len(step.outputs) == 1:
+                    for kind in ("flat", "rows"):
+                        fast = fast_source(spec, kind)
+                        sources[fast.name] = fast.source
+    assert reductions >= 3 and len(sources) >= 40, (reductions, len(sources))
+    for name, source in sources.items():
+        gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
+    gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

@@ -487,6 +487,44 @@ class _PrologueThenReduce:
         self.reduce([self.temp], outputs, False)
 
 
+def _numba_run(
+    lowering: Lowering | FusedLowering,
+    key: tuple[Any, ...],
+    make_spec: Callable[[], Any],
+    dtypes: Mapping[str, DataType],
+    scalar_types: Sequence[DataType],
+) -> Any:
+    """A compiled-tier runner: the flat loop over 1-D views (every tensor packed alike), or the rows loop over
+    the bound buffers for what the GPU planner coalesces to two dimensions with unit or zero column strides
+    (row, column and scalar broadcasts, padded rows). None where the tier does not apply (too small, numba
+    absent, another layout, ``make_spec`` gives None) or numba refuses the loop: the ufunc path gives the same
+    bits."""
+    from . import numba_loops
+
+    if lowering.output.element_count < numba_loops.MIN_ELEMENTS or not numba_loops.available():
+        return None
+    layout = None
+    if not lowering.flat:
+        plan = lowering.layout
+        layout = numba_loops.rows_layout(plan) if plan is not None else None
+        if layout is None:
+            return None
+    lspec = make_spec()
+    if lspec is None:
+        return None
+    try:
+        loop = kernels.get_or_build(
+            key, lambda: numba_loops.NumbaLoopKernel(lspec, dtypes, scalar_types), lambda: lspec.source
+        )
+        loop.compile("flat" if layout is None else "rows")
+    except Exception as exc:  # numba refused the loop
+        numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
+        return None
+    if layout is None:
+        return ElementwiseRun(loop, lowering, "numba", view_maker)
+    return BufferRun(loop, lowering, "numba", layout, "run_rows")
+
+
 class NumpyBackend:
     """The CPU backend: NumPy ufuncs, with numba's compiled loops where the ``jit`` extra is installed."""
 
@@ -519,38 +557,18 @@ class NumpyBackend:
     @staticmethod
     def _compiled_loop(lowering: Lowering, kernel: NumpyKernel, key: tuple[Any, ...]) -> Any:
         """The numba loop of an operator NumPy runs as several passes (float16/bfloat16 conversions,
-        ScaleBias, a fused activation, a multi-step expression): the flat loop over 1-D views, or the
-        rows loop over the bound buffers for what the GPU planner coalesces to two dimensions with unit
-        or zero column strides (row, column and scalar broadcasts, padded rows). None where the tier
-        does not apply, numba is absent or refuses the loop (the ufunc path gives the same bits)."""
+        ScaleBias, a fused activation, a multi-step expression), or None (see :func:`_numba_run`)."""
         from ..codegen.numba import loop_spec
-        from . import numba_loops
 
-        if kernel.direct or lowering.output.element_count < numba_loops.MIN_ELEMENTS or not numba_loops.available():
+        if kernel.direct:
             return None
-        layout = None
-        if not lowering.flat:
-            plan = lowering.layout
-            layout = numba_loops.rows_layout(plan) if plan is not None else None
-            if layout is None:
-                return None
-        lspec = loop_spec(lowering.row, lowering.dtypes, lowering.has_scale_bias, lowering.fused)
-        if lspec is None:
-            return None
-        scalar_types = [t for _, t in lowering.scalar_types]
-        try:
-            loop = kernels.get_or_build(
-                (*key, "numba"),
-                lambda: numba_loops.NumbaLoopKernel(lspec, lowering.dtypes, scalar_types),
-                lambda: lspec.source,
-            )
-            loop.compile("flat" if layout is None else "rows")
-        except Exception as exc:  # numba refused the loop: the ufunc path gives the same bits
-            numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
-            return None
-        if layout is None:
-            return ElementwiseRun(loop, lowering, "numba", view_maker)
-        return BufferRun(loop, lowering, "numba", layout, "run_rows")
+        return _numba_run(
+            lowering,
+            (*key, "numba"),
+            lambda: loop_spec(lowering.row, lowering.dtypes, lowering.has_scale_bias, lowering.fused),
+            lowering.dtypes,
+            [t for _, t in lowering.scalar_types],
+        )
 
     def compile_fused(self, fused: FusedLowering) -> Any:
         """A fused group of graph nodes: one blocked pass running each node's ufunc kernel (``_FusedRun``)."""
@@ -571,41 +589,21 @@ class NumpyBackend:
 
     @staticmethod
     def _fused_loop(fused: FusedLowering) -> Any:
-        """The compiled tier's one loop for a fused group writing one value (``codegen.numba.fused_loop_spec``):
-        the flat loop over 1-D views, or the rows loop over the bound buffers; None where it does not apply."""
+        """The compiled tier's one loop for a fused group writing one value (``codegen.numba.fused_loop_spec``),
+        or None (see :func:`_numba_run`)."""
         from ..codegen.numba import fused_loop_spec
-        from . import numba_loops
 
-        if len(fused.outputs) != 1 or fused.output.element_count < numba_loops.MIN_ELEMENTS:
+        if len(fused.outputs) != 1:
             return None
-        if not numba_loops.available():
-            return None
-        layout = None
-        if not fused.flat:
-            plan = fused.layout
-            layout = numba_loops.rows_layout(plan) if plan is not None else None
-            if layout is None:
-                return None
         step = fused.step
         name = "loop_" + fused.spec.name.removeprefix("gpuops_")
-        lspec = fused_loop_spec(fused.nodes, step.operands, [k for k, _, _ in step.outputs], name)
-        if lspec is None:
-            return None
-        dtypes = {f"i{n}": t.data_type for n, t in fused.inputs} | {"o0": fused.output.data_type}
-        scalar_types = [t for low in fused.nodes for _, t in low.scalar_types]
-        try:
-            loop = kernels.get_or_build(
-                ("numpy", *fused.key, "numba"),
-                lambda: numba_loops.NumbaLoopKernel(lspec, dtypes, scalar_types),
-                lambda: lspec.source,
-            )
-            loop.compile("flat" if layout is None else "rows")
-        except Exception as exc:  # numba refused the loop: the blocked ufunc pass gives the same bits
-            numba_loops.log.warning("gpuops: %s stays on ufuncs, numba failed: %s", lspec.name, exc)
-            return None
-        if layout is None:
-            return ElementwiseRun(loop, fused, "numba", view_maker)
-        return BufferRun(loop, fused, "numba", layout, "run_rows")
+        return _numba_run(
+            fused,
+            ("numpy", *fused.key, "numba"),
+            lambda: fused_loop_spec(fused.nodes, step.operands, [k for k, _, _ in step.outputs], name),
+            {f"i{n}": t.data_type for n, t in fused.inputs} | {"o0": fused.output.data_type},
+            [t for low in fused.nodes for _, t in low.scalar_types],
+        )
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
