@@ -1,7 +1,7 @@
 """CUDA device helpers that op-table expressions call, as source text (no CUDA needed).
 
 Each helper is named ``gpuops_*`` and written to give, bit for bit, what the NumPy backend
-computes. Each family module (``rows_*.py``) declares the helpers its rows call, beside the
+computes. Each family module (``ops/<family>.py``) declares the helpers its rows call, beside the
 rows, as a ``dict[str, Helper]``; the few that several families and the code generator itself
 use (float overloads, bit casts, IEEE maximum/minimum) are :data:`COMMON_HELPERS` here. The op
 table merges them into one :class:`HelperRegistry` (``optable.HELPERS``), which refuses a name

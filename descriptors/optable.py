@@ -2,7 +2,7 @@
 
 Descriptor classes, ``OperatorType``, capability tables, validation, CUDA code generation,
 the NumPy backend and the generated tests all come from :data:`ROWS`. Adding an operator
-means adding a row to one of the family modules below (``rows_*.py``); everything the row
+means adding a row to one of the family modules below (``ops/<family>.py``); everything the row
 needs (accuracy, backward link, CUDA helpers, NumPy forms) is stated in the row or declared
 beside it in its family module, and gathered here explicitly: nothing is added at import.
 
@@ -20,11 +20,11 @@ import os
 from types import ModuleType
 
 from .cuda_helpers import COMMON_HELPERS, HelperRegistry
-from .rows_activation import ACTIVATION_HELPERS, ACTIVATION_ROWS
-from .rows_backward import BACKWARD_HELPERS, BACKWARD_ROWS
-from .rows_binary import BINARY_HELPERS, BINARY_ROWS
-from .rows_reduce import REDUCE_HELPERS, REDUCE_ROWS
-from .rows_unary import UNARY_HELPERS, UNARY_ROWS
+from .ops.activation import ACTIVATION_HELPERS, ACTIVATION_ROWS
+from .ops.backward import BACKWARD_HELPERS, BACKWARD_ROWS
+from .ops.binary import BINARY_HELPERS, BINARY_ROWS
+from .ops.reduce import REDUCE_HELPERS, REDUCE_ROWS
+from .ops.unary import UNARY_HELPERS, UNARY_ROWS
 from .schema import NO_DEFAULT, ElementwiseRow, Family, OpRow, ReductionRow
 
 __all__ = [
@@ -45,7 +45,7 @@ OP_MODULES_VARIABLE = "GPUOPS_OP_MODULES"
 def _op_modules() -> list[ModuleType]:
     """The out-of-tree operator modules named by ``GPUOPS_OP_MODULES`` (comma-separated importable names),
     read once, when the table is built. Each exports ``ROWS`` (element-wise rows) and may export ``HELPERS``
-    (its CUDA helpers, a ``dict[str, Helper]``), exactly as a family module (``rows_<family>.py``) does."""
+    (its CUDA helpers, a ``dict[str, Helper]``), exactly as a family module (``ops/<family>.py``) does."""
     names = [n.strip() for n in os.environ.get(OP_MODULES_VARIABLE, "").split(",") if n.strip()]
     modules = []
     for name in names:

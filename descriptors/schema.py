@@ -1,6 +1,6 @@
 """The vocabulary of the op table: fields, capability tiers, expression sets and the row types.
 
-Kept apart from the rows themselves (``rows_*.py``, gathered in ``optable.py``) so that the row
+Kept apart from the rows themselves (``ops/<family>.py``, gathered in ``optable.py``) so that the row
 lists read as tables. Two row types: :class:`ElementwiseRow` (DirectML's element-wise and
 activation operators, and the backward ones) and :class:`ReductionRow` (DML_REDUCE, ARGMAX,
 ARGMIN), both :class:`Row`; :class:`Family` groups rows the way the tests and the CLI do.
@@ -15,7 +15,7 @@ from typing import Any
 
 from .accuracy import Accuracy
 from .enums import DataType, FeatureLevel
-from .numpy_impl_reduce import UfuncReduce
+from .ops.reduce_numpy import UfuncReduce
 
 __all__ = [
     "ALL_INT",
@@ -254,10 +254,10 @@ class Reduction:
 class Family(str, enum.Enum):
     """What kind of operator a row is; the generated tests and the CLI's short names group by it.
 
-    BINARY: A and B in, one output (``rows_binary.py``). UNARY: one data input, optional ScaleBias
-    (``rows_unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
+    BINARY: A and B in, one output (``ops/binary.py``). UNARY: one data input, optional ScaleBias
+    (``ops/unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
     oneDNN forward extensions. GRAD: a gradient from an input and an incoming gradient (DirectML's
-    *_GRAD operators and oneDNN's eltwise backward, ``rows_backward.py``). REDUCE: reductions.
+    *_GRAD operators and oneDNN's eltwise backward, ``ops/backward.py``). REDUCE: reductions.
     A ``str`` enum, so ``row.family == "binary"`` reads as before.
     """
 

@@ -6,7 +6,7 @@ float64 itself would fail (``1 + erf(z) == erfc(-z)``, ``log(1 + e^z) == z + log
 ``0.5 (1 + tanh u) == 1 / (1 + e^-2u)``, ``e^x - 1`` as expm1). Where the argument of a
 steep function is itself rounded (GELU's ``x / sqrt 2``, GELU_TANH's polynomial), it is
 evaluated in long double (x86 Linux: 64-bit significand) so that a float64 result is still
-good to about an ulp. Nothing here reads the op table's code or numpy_impl_activation.py.
+good to about an ulp. Nothing here reads the op table's code or ops/activation_numpy.py.
 
 Parameters arrive as the descriptor holds them and are used as the float32 values DirectML
 passes (``_p``). Gpuops' choices where DirectML is silent (NaN in gives NaN out, limits at

@@ -2,8 +2,8 @@
 
 ``REFERENCES[row][selector value](values, axes)`` returns the reduction of ``values`` over
 ``axes`` with the reduced axes kept as size 1. Written from the semantics stated in
-``descriptors/rows_reduce.py`` (the row module docstring), never from the op table's NumPy
-forms (``numpy_impl_reduce.py``):
+``descriptors/ops/reduce.py`` (the row module docstring), never from the op table's NumPy
+forms (``ops/reduce_numpy.py``):
 
 - ``values`` of a float type are the *logical* values as float64 (a float16/bfloat16/float32
   tensor converted exactly); the result is float64. Sums, sums of squares and products are

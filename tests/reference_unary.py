@@ -4,7 +4,7 @@ Formulas from shared/reference/directml.md sections 2.2 and 9, evaluated point b
 Python's ``math`` module in float64 (an implementation independent of NumPy's float32
 loops), or exactly: selections, rounding, integers with Python ints, bits as unsigned ints.
 
-Comparison semantics gpuops chose where DirectML is silent (rows_unary.py's docstring):
+Comparison semantics gpuops chose where DirectML is silent (ops/unary.py's docstring):
 ``max(Min, x)`` is ``Min if x < Min else x`` and ``min(Max, v)`` is ``Max if v > Max else v``
 (NaN x stays NaN, a NaN bound clamps nothing); FLOAT bounds on integer tensors compare as
 real numbers; CLIP_GRAD passes the gradient for NaN x.

@@ -183,7 +183,7 @@ def _host_inputs(host: OpRow, dt: DataType, rng: np.random.Generator) -> tuple[n
 @pytest.mark.parametrize("host_name", sorted(EXTENSION_HOSTS))
 def test_extension_hosts_fused(host_name: str, dt: DataType, device: gpuops.Device, xp: Any) -> None:
     host = row_of(host_name)
-    assert host.fused_field is not None, f"{host_name} lost its fused_activation field (rows_binary.py)"
+    assert host.fused_field is not None, f"{host_name} lost its fused_activation field (ops/binary.py)"
     act, params, extra = EXTENSION_HOSTS[host_name]
     rng = np.random.default_rng(seed_of(host_name, dt.name))
     t = TensorDesc(dt, SIZES)
@@ -396,7 +396,7 @@ def test_onednn_rows_are_extensions() -> None:
         desc = desc_class(row.name)(T, T, **{f.name: 1.0 for f in row.param_fields})
         validate(desc, FL.FL_6_4)
         expect_error(desc, FL.FL_6_4, "operator_type", "extension", extensions=False)
-    # CLIP_V2 takes beta < alpha (no rule: gpuops defines the result, see rows_activation.py)
+    # CLIP_V2 takes beta < alpha (no rule: gpuops defines the result, see ops/activation.py)
     validate(desc_class("ACTIVATION_CLIP_V2")(T, T, alpha=2.0, beta=1.0), FL.FL_6_4)
 
 
@@ -423,7 +423,7 @@ def test_add1_relu_of_negative_zeros_is_positive_zero(device: gpuops.Device, xp:
 
 def test_relu_zero_probe_can_say_no() -> None:
     """The probe that lets RELU be a single np.maximum rejects a maximum that keeps -0.0."""
-    from descriptors.numpy_impl_activation import max_zero_gives_positive_zero
+    from descriptors.ops.activation_numpy import max_zero_gives_positive_zero
 
     def keeps_negative_zero(x: np.ndarray, *, out: np.ndarray) -> None:
         np.copyto(out, np.where((x >= 0) | np.isnan(x), x, x.dtype.type(0)))  # -0.0 >= 0: kept as -0.0

@@ -3,7 +3,7 @@
 NumPy 2.4's ``negative`` loop reads an input whose step is itemsize elements (float32 and int32
 views with step 4) as if it were contiguous when the output is not contiguous:
 ``np.negative(a[::4], out=b[::2])`` gave -a[0], -a[1], ... The backend goes around it
-(``descriptors.numpy_impl.negative``); these tests hold the operator to -x whatever NumPy does.
+(``descriptors.ops.common_numpy.negative``); these tests hold the operator to -x whatever NumPy does.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 import gpuops
 from descriptors import DataType, ElementWiseNegateOperatorDesc, TensorDesc
-from descriptors.numpy_impl import negative
+from descriptors.ops.common_numpy import negative
 
 
 @pytest.mark.parametrize("dtype", ["FLOAT32", "INT32", "FLOAT64", "FLOAT16", "INT8"])

@@ -23,8 +23,8 @@ THROWAWAY_MODULE = '''
 import numpy as np
 
 from descriptors.enums import DataType, FeatureLevel
-from descriptors.rows_binary import BINARY_FIELDS
-from descriptors.rows_unary import UNARY_SB_FIELDS
+from descriptors.ops.binary import BINARY_FIELDS
+from descriptors.ops.unary import UNARY_SB_FIELDS
 from descriptors.schema import Domain, ElementwiseRow, Exprs, Family, Tier, types
 
 

@@ -3,7 +3,7 @@
 References are hand-written: the tables are tests/dml_reduce.py (typed from
 shared/reference/directml.md section 4), the examples are the DirectML doc's (section 4) and
 TensorRT's Reduce page (shared/seeds/002_7f0fd05cb6bc2ed1.txt), verbatim; edge values are
-stated by the semantics docstring of descriptors/rows_reduce.py and computed here by hand or
+stated by the semantics docstring of descriptors/ops/reduce.py and computed here by hand or
 in float64 NumPy. Nothing is derived from the code under test.
 """
 
@@ -370,7 +370,7 @@ def test_arg_ties_over_several_axes(device: gpuops.Device, xp: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# NaN, infinities, integer extremes (rows_reduce docstring)
+# NaN, infinities, integer extremes (descriptors/ops/reduce.py docstring)
 
 
 @pytest.mark.parametrize("dt", [F32, F16, F64])

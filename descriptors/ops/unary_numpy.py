@@ -1,9 +1,9 @@
 """NumPy implementations of the unary rows that are not a plain ufunc.
 
-Same conventions as ``numpy_impl.py``: ``f(x, out=out, **parameters)`` on operands in the
+Same conventions as ``ops/common_numpy.py``: ``f(x, out=out, **parameters)`` on operands in the
 compute type; ``out`` never aliases ``x`` unless the row declares a single ufunc. Each
 function gives, bit for bit, what the CUDA helper of the same row computes
-(``rows_unary.py``): the same comparisons in the same order, the same integer conversions
+(``ops/unary.py``): the same comparisons in the same order, the same integer conversions
 of FLOAT bounds.
 """
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import numpy_impl as npi
-from .cuda_helpers import Helper
-from .enums import FeatureLevel as FL
-from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
+from ..cuda_helpers import Helper
+from ..enums import FeatureLevel as FL
+from ..schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
+from . import common_numpy as npi
 
 __all__ = ["BINARY_HELPERS", "BINARY_ROWS"]
 

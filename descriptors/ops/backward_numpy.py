@@ -1,7 +1,7 @@
 """NumPy implementations of the oneDNN eltwise backward rows: ``f(x, y, *, out, alpha, beta)``.
 
 ``x`` is src (or dst), ``y`` is diff_dst, ``out`` diff_src; all in the compute type, ``out``
-distinct from both. Each mirrors the CUDA expression of ``rows_backward.py`` step by step.
+distinct from both. Each mirrors the CUDA expression of ``ops/backward.py`` step by step.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .numpy_impl import negative
+from .common_numpy import negative
 
 __all__ = [
     "abs_grad", "bounded_relu_grad", "clip_grad", "clip_v2_grad", "elu_dst_grad", "elu_grad", "exp_dst_grad",

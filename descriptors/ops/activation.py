@@ -15,7 +15,7 @@ differ only in the sign of a zero result), clip is ELEMENT_WISE_CLIP, logistic i
 soft_relu is SOFTPLUS, gelu_erf is GELU, swish is SWISH, hardswish is HARD_SWISH(1/6, 1/2).
 
 Expressions compute in ``T`` (float32 for float16/bfloat16, float64 for FLOAT64) in
-numerically stable forms; numpy_impl_activation.py mirrors them step by step and explains
+numerically stable forms; ops/activation_numpy.py mirrors them step by step and explains
 them (softplus without overflow, sigmoid by the sign of its argument, expm1 near 0, erfc for
 GELU's negative tail, GELU_TANH as x * sigmoid(2u), the rounding error of a scaled argument
 folded back, alpha * x + beta as one FMA, no subnormal intermediate multiplied up near the
@@ -50,10 +50,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import numpy_impl_activation as npa
-from .cuda_helpers import Helper
-from .enums import FeatureLevel as FL
-from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, ParamRule, Tier, types
+from ..cuda_helpers import Helper
+from ..enums import FeatureLevel as FL
+from ..schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, ParamRule, Tier, types
+from . import activation_numpy as npa
 
 __all__ = ["ACTIVATION_HELPERS", "ACTIVATION_ROWS"]
 
@@ -73,7 +73,7 @@ def _num(v: float, dt: str) -> str:
 
 
 def _lit(name: str, dt: str, part: int = 0) -> str:
-    """A constant of numpy_impl_activation.CONSTANTS (its hi or lo part) as a literal."""
+    """A constant of activation_numpy.CONSTANTS (its hi or lo part) as a literal."""
     return _num(npa.CONSTANTS[name][np.dtype(dt)][part], dt)
 
 

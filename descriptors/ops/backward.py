@@ -16,10 +16,22 @@ outside the stated accuracy's domain (descriptors/accuracy.py).
 
 from __future__ import annotations
 
-from . import numpy_impl_backward as npb
-from .cuda_helpers import Helper
-from .enums import FeatureLevel as FL
-from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, NumpyImpl, ParamRule, Tier, types
+from ..cuda_helpers import Helper
+from ..enums import FeatureLevel as FL
+from ..schema import (
+    Accuracy,
+    Domain,
+    ElementwiseRow,
+    Exprs,
+    Family,
+    Field,
+    FieldKind,
+    NumpyImpl,
+    ParamRule,
+    Tier,
+    types,
+)
+from . import backward_numpy as npb
 
 __all__ = ["BACKWARD_HELPERS", "BACKWARD_ROWS"]
 

@@ -30,11 +30,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import numpy_impl_reduce as npr
-from .cuda_helpers import Helper
-from .enums import AxisDirection, ReduceFunction
-from .enums import FeatureLevel as FL
-from .schema import Domain, Family, Field, FieldKind, Reduction, ReductionRow, Tier, types
+from ..cuda_helpers import Helper
+from ..enums import AxisDirection, ReduceFunction
+from ..enums import FeatureLevel as FL
+from ..schema import Domain, Family, Field, FieldKind, Reduction, ReductionRow, Tier, types
+from . import reduce_numpy as npr
 
 __all__ = ["REDUCE_HELPERS", "REDUCE_ROWS"]
 

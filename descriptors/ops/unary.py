@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import numpy_impl as npi
-from . import numpy_impl_unary as npu
-from .cuda_helpers import Helper
-from .enums import FeatureLevel as FL
-from .enums import IsInfinityMode, RoundingMode
-from .schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
+from ..cuda_helpers import Helper
+from ..enums import FeatureLevel as FL
+from ..enums import IsInfinityMode, RoundingMode
+from ..schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
+from . import common_numpy as npi
+from . import unary_numpy as npu
 
 __all__ = ["UNARY_HELPERS", "UNARY_ROWS"]
 
@@ -144,7 +144,7 @@ def _ext(spec_in: str, spec_out: str | None = None) -> dict[str, frozenset]:
     return {"input_tensor": types(spec_in), "output_tensor": types(spec_out or spec_in)}
 
 
-# CUDA helpers of this family. Each has a NumPy twin in numpy_impl_unary.py giving the same bits.
+# CUDA helpers of this family. Each has a NumPy twin in ops/unary_numpy.py giving the same bits.
 UNARY_HELPERS: dict[str, Helper] = {
     "unary_int_limits": Helper(
         """

@@ -4,7 +4,7 @@
 FLOAT64, the tensor's own type for integers); ``out`` is a distinct array of the same type (the
 backend guarantees no aliasing unless the row declares a single ufunc); parameters are NumPy
 scalars (float32), passed by field name. Formulas mirror the CUDA helpers of
-``rows_activation.py`` operation for operation, in the same type, so the two backends differ
+``ops/activation.py`` operation for operation, in the same type, so the two backends differ
 only by their libraries' exp/log1p/tanh/erfc (CUDA's ``fma`` is emulated exactly below).
 
 Numerical notes (the CUDA side does the same):
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .numpy_impl import negative
+from .common_numpy import negative
 
 __all__ = [
     "CONSTANTS",
