@@ -1,17 +1,24 @@
-"""``OpInfo``: one operator's test record (PyTorch's OpInfo), and the records of out-of-tree operators.
+"""``OpInfo``: one operator's test record (PyTorch's OpInfo), and the one registry every generated suite reads.
 
-An operator module named by ``GPUOPS_OP_MODULES`` (``descriptors.optable``) may export ``OPINFOS``, a
-sequence of mappings with :class:`OpInfo`'s fields; the family reference modules merge them into what the
-generated suites read (``reference.REFERENCES`` and ``test_ops_generated``'s data kinds and edge table for
-binary rows, ``reference_nary``'s five tables for the others), so one row plus one record is all an
-element-wise operator needs to be tested on every data type, layout and backend. Records are plain
-mappings so that an operator module never imports test code.
+Every element-wise operator has exactly one record (``test_completeness`` holds the table to it): its
+reference, data generators, parameter sets, tolerance and literal edge cases. The records come from
+
+- the family reference modules, each exporting ``OPINFOS``: ``reference.py`` (binary rows),
+  ``reference_unary.py``, ``reference_activation.py``, ``reference_backward.py``; they write their
+  references, data and edges as tables beside the DirectML transcriptions (``dml_*.py``) and turn them
+  into records with :func:`from_tables`;
+- the operator modules named by ``GPUOPS_OP_MODULES`` (``descriptors.optable``), which may export
+  ``OPINFOS`` as plain mappings with :class:`OpInfo`'s fields (an operator module never imports test code).
+
+So one row plus one record is all an element-wise operator needs to be tested on every data type,
+layout and backend. Reductions keep their per-variant references in ``reference_reduce.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -19,22 +26,27 @@ import numpy as np
 from descriptors.optable import OP_MODULES, row_of
 from descriptors.schema import Family
 
-__all__ = ["OpInfo", "out_of_tree"]
+__all__ = ["DEFAULT_TOLERANCE", "OpInfo", "from_tables", "out_of_tree", "record", "records"]
+
+DEFAULT_TOLERANCE = (4.0, 0.0)
 
 
 @dataclasses.dataclass(frozen=True)
 class OpInfo:
     """What the generated tests need beyond the row.
 
-    reference: binary rows ``ref(a, b, out_dtype)``; other rows ``ref(inputs, out_dtype, params,
-        scale_bias)`` (``reference_nary``'s convention). Either returns a ``reference.Expected``, or float64
+    reference: binary rows ``ref(a, b, out_dtype)`` (plus ``scale_bias=(scale, bias)`` where the row has
+        ScaleBias); other rows ``ref(inputs, out_dtype, params, scale_bias)``, ``inputs`` the logical input
+        arrays broadcast to the output shape in the row's input-field order, ``params`` the descriptor's
+        parameter values with the defaults filled in. Either returns a ``reference.Expected``, or float64
         values compared within ``tolerance``. Written from the operator's formula, never from its row.
+        :meth:`evaluate` calls either form the same way.
     data: binary rows: the ``helpers.random_values`` kinds of A and B (default ``("arith", "arith")``);
-        other rows: per-input generators ``gen(dt, shape, rng)``.
-    params: parameter sets to run (default: the fields' defaults).
-    tolerance: ``(ulps, atol)`` for float32/float64 outputs (other rows; binary rows use ``row.accuracy``).
-    edges: literal cases. Binary: ``(data types, a, b, expected, exact)`` as ``test_ops_generated``'s
-        ``EDGE_CASES``; others: ``(inputs, params, expected, exact, data types by role)`` as ``reference_nary.EDGES``.
+        other rows: per-input generators ``gen(dt, shape, rng)`` (default: ``random_values(..., "arith")``).
+    params: parameter sets to run (default: one set, the fields' defaults).
+    tolerance: ``(ulps, atol)`` for float32/float64 outputs of other rows (binary rows use ``row.accuracy``).
+    edges: literal cases. Binary: ``(data type names, a, b, expected, exact)`` with the tokens of
+        ``test_ops_generated._token``; others: ``(inputs, params, expected, exact, data types by role)``.
     """
 
     name: str
@@ -48,20 +60,97 @@ class OpInfo:
     def family(self) -> Family:
         return row_of(self.name).family
 
-    def expected(self, *args: Any) -> Any:
-        """The reference's result as a ``reference.Expected`` (float64 values: compared within a tolerance)."""
-        from reference import Expected  # reference.py merges these records at its end: import it late
+    @property
+    def param_sets(self) -> list[dict[str, Any]]:
+        """The parameter sets to run, as fresh dicts (``[{}]``: the fields' defaults)."""
+        return [dict(p) for p in self.params] or [{}]
 
-        got = self.reference(*args)
+    @property
+    def tol(self) -> tuple[float, float]:
+        """``(ulps, atol)`` for float32/float64 outputs."""
+        return self.tolerance if self.tolerance is not None else DEFAULT_TOLERANCE
+
+    def evaluate(
+        self,
+        inputs: list[np.ndarray],
+        out_dtype: np.dtype,
+        params: Mapping[str, Any] | None = None,
+        scale_bias: tuple[float, float] | None = None,
+    ) -> Any:
+        """The reference's ``Expected`` for the logical ``inputs`` (float64 values are compared within a
+        tolerance), whatever the family's calling convention."""
+        from reference import Expected  # reference.py imports this module: import it late
+
+        if self.family is Family.BINARY:
+            extra = {} if scale_bias is None else {"scale_bias": scale_bias}  # only rows with ScaleBias take it
+            got = self.reference(inputs[0], inputs[1], out_dtype, **extra)
+        else:
+            got = self.reference(inputs, out_dtype, dict(params or {}), scale_bias)
         return got if isinstance(got, Expected) else Expected(np.asarray(got, dtype=np.float64), False)
+
+
+def from_tables(
+    references: Mapping[str, Callable[..., Any]],
+    data: Mapping[str, tuple[Any, ...]] | None = None,
+    params: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+    tolerance: Mapping[str, tuple[float, float]] | None = None,
+    edges: Mapping[str, Iterable[tuple[Any, ...]]] | None = None,
+) -> tuple[OpInfo, ...]:
+    """One record per key of ``references`` from a family module's tables; a key of another table without
+    a reference is a mistake (a typo would silently drop its data)."""
+    tables = {"data": data or {}, "params": params or {}, "tolerance": tolerance or {}, "edges": edges or {}}
+    for what, table in tables.items():
+        stray = sorted(set(table) - set(references))
+        if stray:
+            raise ValueError(f"{what} for operators without a reference: {stray}")
+    return tuple(
+        OpInfo(
+            name=name,
+            reference=ref,
+            data=tuple(tables["data"].get(name, ())),
+            params=tuple(tables["params"].get(name, ())),
+            tolerance=tables["tolerance"].get(name),
+            edges=tuple(tables["edges"].get(name, ())),
+        )
+        for name, ref in references.items()
+    )
 
 
 def out_of_tree() -> tuple[OpInfo, ...]:
     """The records of the operator modules in ``GPUOPS_OP_MODULES`` (none by default)."""
-    records = []
+    found = []
     for module in OP_MODULES:
         for item in getattr(module, "OPINFOS", ()):
             info = item if isinstance(item, OpInfo) else OpInfo(**item)
             row_of(info.name)  # a record needs its row: UnknownOperatorError otherwise
-            records.append(info)
-    return tuple(records)
+            found.append(info)
+    return tuple(found)
+
+
+@functools.cache
+def records() -> Mapping[str, OpInfo]:
+    """Every element-wise operator's record by name (in-tree families, then out-of-tree modules)."""
+    import reference
+    import reference_activation
+    import reference_backward
+    import reference_unary
+
+    merged: dict[str, OpInfo] = {}
+    for module in (reference, reference_unary, reference_activation, reference_backward):
+        for info in module.OPINFOS:
+            if info.name in merged:
+                raise ValueError(f"two OpInfo records for {info.name}")
+            merged[info.name] = info
+    for info in out_of_tree():
+        if info.name in merged:
+            raise ValueError(f"out-of-tree OpInfo record {info.name} shadows an in-tree one")
+        merged[info.name] = info
+    return merged
+
+
+def record(name: str) -> OpInfo:
+    """The record of operator ``name`` (``KeyError`` names the operator without one)."""
+    try:
+        return records()[name]
+    except KeyError:
+        raise KeyError(f"no OpInfo record for {name}") from None

@@ -11,6 +11,10 @@ Every reference has the signature ``ref(a, b, out_dtype, scale_bias=None) -> Exp
 (POW only). ``Expected.exact`` says how to compare: exact references hold the result in
 the output's dtype and must match bit for bit; the others hold float64 values that the
 float16/bfloat16/float32/float64 result must match within a tolerance.
+
+Beside the references: ``DATA_KINDS`` (the random-data kinds of A and B, ``helpers.random_values``)
+and ``EDGE_CASES`` (literal cases), which ``OPINFOS`` turns into one ``opinfo.OpInfo`` record per
+binary operator.
 """
 
 from __future__ import annotations
@@ -22,10 +26,9 @@ from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+from opinfo import from_tables
 
-from descriptors.schema import Family
-
-__all__ = ["REFERENCES", "Expected"]
+__all__ = ["DATA_KINDS", "EDGE_CASES", "OPINFOS", "REFERENCES", "Expected"]
 
 _FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16))
 _UINT_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -373,13 +376,243 @@ REFERENCES: dict[str, Callable[..., Expected]] = {
 }
 
 
-def _out_of_tree() -> None:
-    """Binary rows of out-of-tree operator modules (``GPUOPS_OP_MODULES``): their OpInfo records' references."""
-    from opinfo import out_of_tree
+# Operand kinds for random data (see helpers.random_values), per operator.
+DATA_KINDS: dict[str, tuple[str, str]] = {
+    "ELEMENT_WISE_DIVIDE": ("arith", "divisor"),
+    "ELEMENT_WISE_MODULUS_TRUNCATE": ("arith", "divisor"),
+    "ELEMENT_WISE_MODULUS_FLOOR": ("arith", "divisor"),
+    "ELEMENT_WISE_FLOOR_DIVIDE": ("arith", "divisor"),
+    "ELEMENT_WISE_POW": ("pow_base_signed", "pow_exp"),
+    "ELEMENT_WISE_LOGICAL_AND": ("logical", "logical"),
+    "ELEMENT_WISE_LOGICAL_OR": ("logical", "logical"),
+    "ELEMENT_WISE_LOGICAL_XOR": ("logical", "logical"),
+    "ELEMENT_WISE_BIT_AND": ("bits", "bits"),
+    "ELEMENT_WISE_BIT_OR": ("bits", "bits"),
+    "ELEMENT_WISE_BIT_XOR": ("bits", "bits"),
+    "ELEMENT_WISE_BIT_SHIFT_LEFT": ("bits", "shift"),
+    "ELEMENT_WISE_BIT_SHIFT_RIGHT": ("bits", "shift"),
+    "ELEMENT_WISE_ATAN_YX": ("atan", "atan"),
+}
 
-    for info in out_of_tree():
-        if info.family is Family.BINARY:
-            REFERENCES[info.name] = info.expected
+# Edge values, literal expectations. Tokens: "max"/"-max"/"min" (type limits), "nan", "inf",
+# "-inf", "-0"; "w" = bit width (shifts, POW). Each case runs on every listed data type.
+
+F = ("FLOAT32", "FLOAT16", "BFLOAT16")
+F_ALL = (*F, "FLOAT64")
+SIGNED = ("INT8", "INT16", "INT32", "INT64")
+UNSIGNED = ("UINT8", "UINT16", "UINT32", "UINT64")
+PI = math.pi
+
+# (operator, data types, a, b, expected, exact) ; exact=False allows a few ulps on finite values
+EDGE_CASES: list[tuple[str, tuple[str, ...], list, list, list, bool]] = [
+    (
+        "ADD",
+        F_ALL,
+        ["inf", "inf", "nan", "-0", "-0", "max", "max", 1],
+        ["-inf", 1, 1, "-0", 0, "max", "-max", -1],
+        ["nan", "inf", "nan", "-0", 0, "inf", 0, 0],
+        True,
+    ),
+    (
+        "ADD1",
+        F_ALL,
+        ["inf", "nan", "-0", "-0", "max"],
+        ["-inf", 1, "-0", 0, "max"],
+        ["nan", "nan", "-0", 0, "inf"],
+        True,
+    ),
+    ("SUBTRACT", F_ALL, ["-0", "inf", "-max", 0], [0, "inf", "max", 0], ["-0", "nan", "-inf", 0], True),
+    ("MULTIPLY", F_ALL, [0, "-0", "max", -1, "nan"], ["inf", 5, 2, "-0", 0], ["nan", "-0", "inf", 0, "nan"], True),
+    (
+        "DIVIDE",
+        F_ALL,
+        [1, -1, 1, 0, "inf", "-0", "max"],
+        [0, 0, "-0", 0, "inf", 3, 0.5],
+        ["inf", "-inf", "-inf", "nan", "nan", "-0", "inf"],
+        True,
+    ),
+    (
+        "MAX",
+        F_ALL,
+        ["nan", 1, "nan", "-inf", "max", "inf"],
+        [1, "nan", "nan", "inf", "-max", "nan"],
+        ["nan", "nan", "nan", "inf", "max", "nan"],
+        True,
+    ),
+    (
+        "MIN",
+        F_ALL,
+        ["nan", 1, "nan", "-inf", "max", "-inf"],
+        [1, "nan", "nan", "inf", "-max", "nan"],
+        ["nan", "nan", "nan", "-inf", "-max", "nan"],
+        True,
+    ),
+    ("MEAN", F_ALL, [1, "inf", "inf", "-0", 3], [2, "-inf", 1, "-0", -3], [1.5, "nan", "inf", "-0", 0], True),
+    # float16 arithmetic happens in float32: max + max does not overflow before the halving.
+    ("MEAN", ("FLOAT16",), ["max", "-max"], ["max", "-max"], ["max", "-max"], True),
+    # README, MEAN: the sum is rounded in the compute type, float32 (bfloat16's too) or float64: it overflows.
+    ("MEAN", ("FLOAT32", "BFLOAT16"), ["max", "-max", "-max"], ["max", "-max", -1e38], ["inf", "-inf", "-inf"], True),
+    (
+        "MEAN",
+        ("FLOAT64",),
+        ["max", "-max", "-max"],
+        ["max", "-max", -1e38],
+        ["inf", "-inf", -float(np.finfo(np.float64).max) / 2],
+        True,
+    ),
+    (
+        "POW",
+        F_ALL,
+        [-8, "nan", "-0", 0, -2, 1, 4, 2, "-0", "inf", "-inf"],
+        [0.5, 0, -1, -1, 3, "nan", 0.5, -1, 3, -1, 3],
+        ["nan", 1, "-inf", "inf", -8, 1, 2, 0.5, "-0", 0, "-inf"],
+        True,
+    ),
+    ("LOGICAL_EQUALS", F_ALL, ["nan", "-0", "inf", 1, "nan"], ["nan", 0, "inf", 2, 1], [0, 1, 1, 0, 0], True),
+    ("LOGICAL_GREATER_THAN", F_ALL, ["nan", "inf", 1, "-0", "max"], [1, "max", "nan", 0, "inf"], [0, 1, 0, 0, 0], True),
+    ("LOGICAL_LESS_THAN", F_ALL, ["nan", "inf", 1, "-0", "max"], [1, "max", "nan", 0, "inf"], [0, 0, 0, 0, 1], True),
+    (
+        "LOGICAL_GREATER_THAN_OR_EQUAL",
+        F_ALL,
+        ["nan", "inf", 1, "-0", "max"],
+        [1, "max", "nan", 0, "inf"],
+        [0, 1, 0, 1, 0],
+        True,
+    ),
+    (
+        "LOGICAL_LESS_THAN_OR_EQUAL",
+        F_ALL,
+        ["nan", "inf", 1, "-0", "max"],
+        [1, "max", "nan", 0, "inf"],
+        [0, 0, 0, 1, 1],
+        True,
+    ),
+    (
+        "MODULUS_TRUNCATE",
+        F_ALL,
+        [-5, 5, 5, "-0", 5, "inf", 5.5, -5.5],
+        [3, -3, 0, 1, "inf", 2, 2, 2],
+        [-2, 2, "nan", "-0", 5, "nan", 1.5, -1.5],
+        True,
+    ),
+    ("MODULUS_FLOOR", F_ALL, [-5, 5, 5, -5.5, 5.5], [3, -3, 0, 2, -2], [1, -1, "nan", 0.5, -0.5], True),
+    (
+        "ATAN_YX",
+        F_ALL,
+        [0, "-0", 1, "inf", -1, 1],
+        [-1, -1, 0, "inf", "-inf", 1],
+        [PI, -PI, PI / 2, PI / 4, -PI, PI / 4],
+        False,
+    ),
+    (
+        "FLOOR_DIVIDE",
+        F_ALL,
+        [-5, 5, 5, -5, 0, 7, 6],
+        [2, 2, 0, 0, 0, -2, 3],
+        [-3, 2, "inf", "-inf", "nan", -4, 2],
+        True,
+    ),
+    ("DIFFERENCE_SQUARE", F_ALL, ["inf", 3, "max", "nan"], ["inf", -1, "-max", 1], ["nan", 16, "inf", "nan"], True),
+    # integers
+    ("ADD", SIGNED, ["max", "min", -1], [1, -1, 1], ["min", "max", 0], True),
+    ("ADD", UNSIGNED, ["max", "max"], [1, "max"], [0, "max-1"], True),
+    ("SUBTRACT", SIGNED, ["min", "max"], [1, -1], ["max", "min"], True),
+    ("SUBTRACT", UNSIGNED, [0, 5], [1, 7], ["max", "max-1"], True),
+    ("MULTIPLY", SIGNED, ["min", "max", -3], [-1, "max", 5], ["min", 1, -15], True),
+    ("MULTIPLY", UNSIGNED, ["max", "max"], ["max", 2], [1, "max-1"], True),
+    (
+        "DIVIDE",
+        SIGNED,
+        [7, -7, 7, -7, 5, "min", "min", "max", 0],
+        [2, 2, -2, -2, 0, -1, 1, -1, 0],
+        [3, -3, -3, 3, 0, "min", "min", "-max", 0],
+        True,
+    ),
+    ("DIVIDE", UNSIGNED, [7, "max", 0, "max"], [2, 0, 0, 1], [3, 0, 0, "max"], True),
+    (
+        "MODULUS_TRUNCATE",
+        SIGNED,
+        [-7, 7, 5, "min", -7, "min", 0],
+        [2, -2, 0, -1, -7, "max", 0],
+        [-1, 1, 0, 0, 0, -1, 0],
+        True,
+    ),
+    ("MODULUS_TRUNCATE", UNSIGNED, [7, "max", 5], [2, 0, 0], [1, 0, 0], True),
+    (
+        "MODULUS_FLOOR",
+        SIGNED,
+        [-7, 7, 5, "min", -7, "min", 0],
+        [2, -2, 0, -1, -7, "max", 0],
+        [1, -1, 0, 0, 0, "max-1", 0],
+        True,
+    ),
+    ("MODULUS_FLOOR", UNSIGNED, [7, "max", 5], [2, 0, 0], [1, 0, 0], True),
+    ("FLOOR_DIVIDE", SIGNED, [-7, 7, 5, "min", 7, -1], [2, -2, 0, -1, 2, 3], [-4, -4, 0, "min", 3, -1], True),
+    ("FLOOR_DIVIDE", UNSIGNED, [7, "max", 0], [2, 0, 0], [3, 0, 0], True),
+    # README, float floor division: as Python's //, non-finite operands included (inf // 2 is NaN,
+    # -5 // inf is -1, a zero quotient takes the sign of a / b).
+    (
+        "FLOOR_DIVIDE",
+        F_ALL,
+        ["inf", -5, 5, "-0", 0, "-inf", 3, -3, "nan"],
+        [2, "inf", "-inf", "inf", "-inf", "inf", "inf", "-inf", "inf"],
+        ["nan", -1, -1, "-0", "-0", "nan", 0, 0, "nan"],
+        True,
+    ),
+    (
+        "MEAN",
+        ("INT32",),
+        [-3, -1, "max", "min", 3, -1],
+        [0, 0, "max", "min", 0, "min"],
+        [-1, 0, "max", "min", 1, "min/2"],
+        True,
+    ),
+    ("MEAN", ("UINT32",), ["max", 1, "max"], ["max", 0, "max-1"], ["max", 0, "max-1"], True),
+    ("MAX", (*SIGNED, *UNSIGNED), ["min", "max", 3], ["max", "min", 3], ["max", "max", 3], True),
+    ("MIN", (*SIGNED, *UNSIGNED), ["min", "max", 3], ["max", "min", 3], ["min", "min", 3], True),
+    (
+        "POW",
+        ("INT8", "INT16", "INT32"),
+        [2, -1, -1, 1, 2, 0, 0, -2, 3, -2],
+        ["w-1", -3, -2, -5, -1, -1, 0, 3, 2, 1],
+        ["min", -1, 1, 1, 0, 0, 1, -8, 9, -2],
+        True,
+    ),
+    ("POW", ("UINT8", "UINT16", "UINT32"), [2, 2, 0, 3, "max"], ["w-1", "w", 0, 2, 2], ["2^(w-1)", 0, 1, 9, 1], True),
+    (
+        "BIT_SHIFT_LEFT",
+        UNSIGNED,
+        [1, 1, 1, "max", 3, 1],
+        ["w-1", "w", "w+1", 1, 0, "max"],
+        ["2^(w-1)", 0, 0, "max-1", 3, 0],
+        True,
+    ),
+    (
+        "BIT_SHIFT_RIGHT",
+        UNSIGNED,
+        ["max", "max", "max", 8, "max"],
+        ["w-1", "w", "max", 2, 0],
+        [1, 0, 0, 2, "max"],
+        True,
+    ),
+    ("LOGICAL_AND", ("UINT8", "UINT32"), [2, 0, 128, 3, 0], [4, 5, 0, 1, 0], [1, 0, 0, 1, 0], True),
+    ("LOGICAL_OR", ("UINT8", "UINT32"), [2, 0, 128, 3, 0], [4, 5, 0, 1, 0], [1, 1, 1, 1, 0], True),
+    ("LOGICAL_XOR", ("UINT8", "UINT32"), [2, 0, 128, 3, 0], [4, 5, 0, 1, 0], [0, 1, 1, 0, 0], True),
+    ("LOGICAL_EQUALS", (*SIGNED, *UNSIGNED), ["min", "max", 0], ["min", "min", 0], [1, 0, 1], True),
+    ("LOGICAL_GREATER_THAN", (*SIGNED, *UNSIGNED), ["max", "min", 0], ["min", "max", 0], [1, 0, 0], True),
+    ("LOGICAL_LESS_THAN_OR_EQUAL", (*SIGNED, *UNSIGNED), ["max", "min", 0], ["min", "max", 0], [0, 1, 1], True),
+    ("BIT_AND", SIGNED, [-1, "min", -2], [5, -1, 3], [5, "min", 2], True),
+    ("BIT_OR", SIGNED, ["min", 0, -2], [1, 0, 1], ["min+1", 0, -1], True),
+    ("BIT_XOR", SIGNED, ["min", 5, -1], [-1, 5, 0], ["max", 0, -1], True),
+    ("DIFFERENCE_SQUARE", ("INT32", "UINT32"), [0, "max", 3], [1, 0, 3], [1, 1, 0], True),
+]
 
 
-_out_of_tree()
+def _edges_by_operator() -> dict[str, list[tuple[object, ...]]]:
+    by_name: dict[str, list[tuple[object, ...]]] = {}
+    for op, *case in EDGE_CASES:
+        by_name.setdefault("ELEMENT_WISE_" + op, []).append(tuple(case))
+    return by_name
+
+
+OPINFOS = from_tables(REFERENCES, data=DATA_KINDS, edges=_edges_by_operator())

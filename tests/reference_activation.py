@@ -1,4 +1,4 @@
-"""References for the activation family (see reference_nary.py for the contract).
+"""References for the activation family (see opinfo.py for the contract).
 
 Formulas from shared/reference/directml.md section 3 and, for the oneDNN extensions, the
 eltwise page (shared/seeds/003): the textbook forms, rewritten only by exact identities where
@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from opinfo import from_tables
 from reference_common import Expected, compute_type, f64, float_result, outside_normal
 
 from descriptors import DataType
@@ -749,3 +750,6 @@ EDGES["ACTIVATION_PARAMETRIC_SOFTPLUS"] += [
 # IDENTITY's expected values are its inputs, bit for bit.
 _id = EDGES["ACTIVATION_IDENTITY"][0]
 EDGES["ACTIVATION_IDENTITY"][0] = (_id[0], _id[1], _id[0][0], _id[3], _id[4])
+
+
+OPINFOS = from_tables(REFERENCES, DATA, PARAMS, TOLERANCE, EDGES)

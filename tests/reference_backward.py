@@ -1,4 +1,4 @@
-"""References for oneDNN's eltwise backward rows (see reference_nary.py for the contract).
+"""References for oneDNN's eltwise backward rows (see opinfo.py for the contract).
 
 Each is the seed's "Backward formula" column (shared/seeds/003_0fd48c5d47d20a7e.txt), taken
 literally and evaluated in float64 with s (or d) = inputs[0] and dd = inputs[1]; the mish
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from opinfo import from_tables
 from reference_common import Expected, compute_type, f64, outside_normal
 from scipy.special import erf
 
@@ -259,3 +260,6 @@ for _alg, _f in FORMULAS.items():
     _a, _b = float(np.float32(_params.get("alpha", 0.0))), float(np.float32(_params.get("beta", 0.0)))
     _want = float(_f(np.array([_s]), np.array([2.0]), _a, _b)[0])
     EDGES[_name] = [([[_s], [2.0]], _params, [_want], False, _F)]
+
+
+OPINFOS = from_tables(REFERENCES, DATA, PARAMS, TOLERANCE, EDGES)

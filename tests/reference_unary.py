@@ -1,4 +1,4 @@
-"""References for the unary element-wise family (see reference_nary.py for the contract).
+"""References for the unary element-wise family (see opinfo.py for the contract).
 
 Formulas from shared/reference/directml.md sections 2.2 and 9, evaluated point by point with
 Python's ``math`` module in float64 (an implementation independent of NumPy's float32
@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from opinfo import from_tables
 from reference_common import Expected, f64, float_result, scaled
 
 from descriptors import DataType, IsInfinityMode, RoundingMode
@@ -968,3 +969,6 @@ EDGES.update(
         ],
     }
 )
+
+
+OPINFOS = from_tables(REFERENCES, DATA, PARAMS, TOLERANCE, EDGES)

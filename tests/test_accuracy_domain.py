@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from reference_nary import PARAMS, REFERENCES
+from opinfo import record, records
 from test_nary_generated import param_values
 
 from descriptors import row_of
@@ -24,7 +24,7 @@ F32_MAX = float(np.finfo(np.float32).max)
 SPECIAL = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1.0, -1.0, 0.5, 1e-45, -1e-40, 1e-30, 1e4, -1e4, 88.75, -104.0]
 SPECIAL += [1e30, -1e38, F32_MAX, -F32_MAX, 3.0, -3.0, 2.125]
 # The families whose references apply a domain: activations and oneDNN's backward rows.
-NARY = [r for r in ELEMENTWISE_ROWS if r.name.startswith(("ACTIVATION_", "ELTWISE_")) and r.name in REFERENCES]
+NARY = [r for r in ELEMENTWISE_ROWS if r.name.startswith(("ACTIVATION_", "ELTWISE_")) and r.name in records()]
 # Each row's stated domain (descriptors/accuracy.py), where it has one.
 DOMAIN = {r.name: r.accuracy.domain for r in ELEMENTWISE_ROWS if r.accuracy is not None and r.accuracy.domain}
 # Parameters that reach outside the domain: a large scale on what it multiplies.
@@ -41,12 +41,12 @@ def _inputs(row: object) -> list[np.ndarray]:
 
 def _unchecked(name: str, params: dict) -> np.ndarray:
     row = row_of(name)
-    expected = REFERENCES[name](_inputs(row), np.dtype(np.float32), param_values(row, params), None)
+    expected = record(name).evaluate(_inputs(row), np.dtype(np.float32), param_values(row, params))
     return np.zeros(1, bool) if expected.unchecked is None else np.asarray(expected.unchecked)
 
 
 def _float_params(name: str) -> list[dict]:
-    return [p for p in PARAMS.get(name, [{}]) if all(isinstance(v, float | int) for v in p.values())]
+    return [p for p in record(name).param_sets if all(isinstance(v, float | int) for v in p.values())]
 
 
 @pytest.mark.parametrize("name", sorted(DOMAIN))

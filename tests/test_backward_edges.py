@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import assert_expected, buffer_for, read_tensor, to_backend, to_host
-from reference_backward import FORMULAS, PARAMS, REFERENCES, row_name
+from opinfo import record
+from reference_backward import FORMULAS, row_name
 
 from descriptors import DataType, TensorDesc, desc_class, row_of
 
@@ -24,7 +25,7 @@ SPECIAL = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1e-40, -1e-40, 
 def test_backward_special_values(alg: str, device: Any, xp: Any) -> None:
     name = row_name(alg)
     row = row_of(name)
-    params = PARAMS.get(name, [{}])[0]
+    params = record(name).param_sets[0]
     a = float(np.float32(params.get("alpha", 0.0)))
     b = float(np.float32(params.get("beta", 0.0)))
     n = len(SPECIAL)
@@ -38,7 +39,7 @@ def test_backward_special_values(alg: str, device: Any, xp: Any) -> None:
     got = read_tensor(to_host(out), t)
     with np.errstate(all="ignore"):
         want = FORMULAS[alg](x.astype(np.float64), dd.astype(np.float64), a, b)
-    expected = REFERENCES[name]([x, dd], np.dtype(np.float32), {"alpha": a, "beta": b}, None)
+    expected = record(name).evaluate([x, dd], np.dtype(np.float32), {"alpha": a, "beta": b})
     np.testing.assert_array_equal(expected.values, want)  # the reference is the seed's formula, with its domain
     ulps = row.accuracy.ulps if row.accuracy else 4.0
     assert_expected(got, expected, DataType.FLOAT32, ulps, name)
@@ -78,7 +79,7 @@ def test_no_spurious_overflow_in_domain(
     name = row_name(alg)
     full = {"alpha": 0.0, "beta": 0.0, **params}
     x, y = np.array([s, s], dt.numpy_dtype), np.array([dd, dd], dt.numpy_dtype)
-    expected = REFERENCES[name]([x, y], dt.numpy_dtype, full, None)
+    expected = record(name).evaluate([x, y], dt.numpy_dtype, full)
     assert not expected.unchecked.any(), "the case is in the stated domain"
     assert np.isfinite(expected.values).all() and np.all(np.abs(expected.values) < F32_MAX)
     got = _run(device, xp, name, full, x, y, dt)
@@ -117,10 +118,10 @@ def test_out_of_domain_is_marked(alg: str, s: float, dd: float, dt: type) -> Non
     element unchecked: the stated accuracy does not cover it."""
     name = row_name(alg)
     full = {"alpha": 1.0, "beta": 0.0}
-    expected = REFERENCES[name]([np.array([s], dt), np.array([dd], dt)], np.dtype(dt), full, None)
+    expected = record(name).evaluate([np.array([s], dt), np.array([dd], dt)], np.dtype(dt), full)
     assert expected.unchecked.all(), (name, s, dd, dt)
     if np.isfinite(dd):
-        expected = REFERENCES[name]([np.array([s]), np.array([dd])], np.dtype(np.float64), full, None)
+        expected = record(name).evaluate([np.array([s]), np.array([dd])], np.dtype(np.float64), full)
         assert not expected.unchecked.any(), "float64 computes these in range"
 
 
@@ -150,7 +151,7 @@ def test_absolute_term_scales_with_dd(alg: str, s: float, dd: float, device: Any
     assert atol > 0 and acc.per_dd
     full = {"alpha": 0.0, "beta": 0.0}
     x, y = np.array([s, s, s], np.float32), np.array([dd, 1.0, -0.5], np.float32)
-    expected = REFERENCES[name]([x, y], np.dtype(np.float32), full, None)
+    expected = record(name).evaluate([x, y], np.dtype(np.float32), full)
     np.testing.assert_allclose(expected.atol, atol * np.abs(y.astype(np.float64)))
     got = _run(device, xp, name, full, x, y, DataType.FLOAT32)
     assert_expected(got, expected, DataType.FLOAT32, ulps, name)

@@ -17,8 +17,7 @@ import pytest
 import test_nary_generated as nary
 import test_ops_generated as generated
 import test_reduce_generated as reduce_generated
-from reference import REFERENCES as BINARY_REFERENCES
-from reference_nary import REFERENCES as NARY_REFERENCES
+from opinfo import records
 from reference_reduce import REFERENCES as REDUCE_REFERENCES
 
 import descriptors
@@ -256,16 +255,19 @@ def _class_name(struct: str) -> str:
 # --- rows, references, classes, enum members -------------------------------------------------
 
 
-REFERENCES = {**BINARY_REFERENCES, **NARY_REFERENCES, **REDUCE_REFERENCES}
+REFERENCES = {**records(), **REDUCE_REFERENCES}
 
 
 def test_every_row_has_a_reference_and_back() -> None:
-    assert not set(BINARY_REFERENCES) & set(NARY_REFERENCES)
-    assert not (set(BINARY_REFERENCES) | set(NARY_REFERENCES)) & set(REDUCE_REFERENCES)
+    """One OpInfo record per element-wise row (``opinfo.records`` refuses two), one reference per selector
+    value for each reduction row, and nothing without a row."""
+    assert not set(records()) & set(REDUCE_REFERENCES)
     for name, per_variant in REDUCE_REFERENCES.items():  # one reference per selector value
         assert set(per_variant) == set(descriptors.row_of(name).reductions), name
-    binary = {r.name for r in ROWS if r.family == "binary"}
-    assert set(BINARY_REFERENCES) == binary, sorted(set(BINARY_REFERENCES) ^ binary)
+    for name, info in records().items():
+        assert info.name == name and info.family is descriptors.row_of(name).family, name
+    elementwise = {r.name for r in ROWS if r.family != "reduce"}
+    assert set(records()) == elementwise, sorted(set(records()) ^ elementwise)
     assert set(ROW_NAMES) == set(REFERENCES), (
         f"rows without reference: {sorted(set(ROW_NAMES) - set(REFERENCES))}; "
         f"references without row: {sorted(set(REFERENCES) - set(ROW_NAMES))}"

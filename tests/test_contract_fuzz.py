@@ -48,11 +48,9 @@ import numpy as np
 from helpers import assert_expected, element_offsets, random_values, to_host
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
-from reference import REFERENCES as BINARY_REFERENCES
-from reference_nary import DATA, PARAMS, TOLERANCE
-from reference_nary import REFERENCES as NARY_REFERENCES
+from opinfo import record, records
 from test_nary_generated import param_values
-from test_ops_generated import DATA_KINDS, eps_multiple
+from test_ops_generated import eps_multiple
 from test_reduce_generated import check as check_reduction
 from test_reduce_generated import float_data, int_data, is_arg
 
@@ -349,7 +347,7 @@ def _sizes(draw: st.DrawFn, ndim: int, large: str) -> tuple[int, ...]:
 
 def _typical_params(draw: st.DrawFn, row: OpRow, out_dt: Any) -> dict[str, Any]:
     """A parameter set of the reference module (or the defaults), completed with required values."""
-    sets = PARAMS.get(row.name) or [{}]
+    sets = records()[row.name].param_sets if row.name in records() else [{}]
     params = dict(draw(st.sampled_from(sets)))
     for f in row.fields:
         if f.kind is FieldKind.DATA_TYPE:
@@ -865,9 +863,9 @@ def _tame_data(row: OpRow, k: int, dt: DataType, n: int, rng: np.random.Generato
             return float_data(kind, n, per_output, rng).astype(dt.numpy_dtype)
         return int_data(kind, dt, n, per_output, rng)
     if row.family == "binary":
-        kinds = DATA_KINDS.get(row.name, ("arith", "arith"))
+        kinds = record(row.name).data or ("arith", "arith")
         return random_values(dt, (n,), rng, kinds[min(k, 1)]).reshape(n)
-    gens = DATA.get(row.name, ())
+    gens = record(row.name).data
     gen = gens[k] if k < len(gens) else None
     if gen is None:
         return random_values(dt, (n,), rng, "arith").reshape(n)
@@ -1137,24 +1135,22 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
         fused = getattr(desc, row.fused_field.name) if row.fused_field is not None else None
         if fused is None:
             with np.errstate(all="ignore"):
-                expected = BINARY_REFERENCES[row.name](a, b, out_dt.numpy_dtype, scale_bias=sb_pair)
+                expected = record(row.name).evaluate([a, b], out_dt.numpy_dtype, scale_bias=sb_pair)
             assert_expected(got, expected, out_dt, eps_multiple(row.name, out_dt), what=what)
             return
         act = fused.row
         act_params = param_values(act, {f.name: getattr(fused, f.name) for f in act.param_fields})
         ct = _compute_type(out_dt)
         with np.errstate(all="ignore"):
-            host64 = BINARY_REFERENCES[row.name](a, b, np.dtype(np.float64), scale_bias=sb_pair).values
-            expected = NARY_REFERENCES[act.name]([host64.astype(ct)], out_dt.numpy_dtype, act_params, None)
+            host64 = record(row.name).evaluate([a, b], np.dtype(np.float64), scale_bias=sb_pair).values
+            expected = record(act.name).evaluate([host64.astype(ct)], out_dt.numpy_dtype, act_params)
             if row.accuracy is not None:
                 # The host is not correctly rounded (POW, ATAN_YX): its result may be anywhere within
                 # its stated bound, so the activation's reference is taken over that interval (at its
                 # ends, plus the value nearest to what came out).
                 delta = row.accuracy.ulps * float(np.finfo(ct).eps) * np.abs(host64)
                 ends = [
-                    NARY_REFERENCES[act.name](
-                        [(host64 + sign * delta).astype(ct)], out_dt.numpy_dtype, act_params, None
-                    )
+                    record(act.name).evaluate([(host64 + sign * delta).astype(ct)], out_dt.numpy_dtype, act_params)
                     for sign in (-1.0, 1.0)
                 ]
                 lo = np.minimum(ends[0].values, ends[1].values)
@@ -1163,15 +1159,15 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
                 inside = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(expected.values) & ~np.isnan(g)
                 nearest = np.where(inside, np.clip(g, lo, hi), expected.values)
                 expected = dataclasses.replace(expected, values=nearest, exact=False)  # keeps its unchecked domain
-        ulps = TOLERANCE.get(act.name, (4.0, 0.0))[0]
+        ulps = record(act.name).tol[0]
         ulps = max(2.0, ulps / 4) if out_dt in (F16, BF16) else ulps
         assert_expected(got, expected, out_dt, ulps, what=what)
         return
     given = {f.name: getattr(desc, f.name) for f in row.fields if f.is_param or f.kind is FieldKind.DATA_TYPE}
     params = param_values(row, given)
     with np.errstate(all="ignore"):
-        expected = NARY_REFERENCES[row.name](logical_in, out_dt.numpy_dtype, params, sb_pair)
-    ulps, atol = TOLERANCE.get(row.name, (4.0, 0.0))
+        expected = record(row.name).evaluate(logical_in, out_dt.numpy_dtype, params, sb_pair)
+    ulps, atol = record(row.name).tol
     if out_dt in (F16, BF16):
         ulps, atol = max(2.0, ulps / 4), 0.0
     assert_expected(got, expected, out_dt, ulps, what=what, atol=atol)

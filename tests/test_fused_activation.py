@@ -21,8 +21,7 @@ import dml_activation
 import numpy as np
 import pytest
 from helpers import assert_expected, buffer_for, random_values, read_tensor, run_fresh_python, to_backend, to_host
-from reference import REFERENCES as BINARY_REFERENCES
-from reference_activation import PARAMS, REFERENCES, TOLERANCE
+from opinfo import record
 from test_nary_generated import param_values, seed_of
 
 import gpuops
@@ -53,9 +52,9 @@ def _compute(dt: DataType) -> type:
 
 
 def _param_sets(row: OpRow) -> list[dict[str, Any]]:
-    """The defaults (or, where a parameter has none, the first set of PARAMS), then one other set."""
+    """The defaults (or, where a parameter has none, the record's first set), then one other set."""
     has_all_defaults = all(f.default is not NO_DEFAULT for f in row.param_fields)
-    sets = PARAMS.get(row.name, [{}])
+    sets = record(row.name).param_sets
     first = {} if has_all_defaults else sets[0]
     others = [p for p in sets if p and p != first]
     return [first, *others[:1]]
@@ -66,7 +65,9 @@ def act_desc(name: str, params: dict[str, Any]) -> object:
 
 
 def _act_tolerance(name: str, dt: DataType, extra: float = 0.0) -> float:
-    ulps = TOLERANCE[name][0] + extra
+    stated = record(name).tolerance
+    assert stated is not None, f"{name}'s OpInfo record states no tolerance"
+    ulps = stated[0] + extra
     return max(2.0, ulps / 4) if dt in (F16, BF16) else ulps
 
 
@@ -134,7 +135,7 @@ def test_add1_fused_matches_reference(name: str, dt: DataType, params: dict, dev
     ct = _compute(dt)
     host = a.astype(ct) + b.astype(ct)  # the add, in the compute type
     row = row_of(name)
-    expected = REFERENCES[name]([host], dt.numpy_dtype, param_values(row, params), None)
+    expected = record(name).evaluate([host], dt.numpy_dtype, param_values(row, params))
     assert_expected(got, expected, dt, _act_tolerance(name, dt), what=f"ADD1+{name} {dt.name} {params}")
 
 
@@ -148,8 +149,8 @@ def test_add1_fused_at_the_tails() -> None:
         params = _param_sets(row)[0]
         got = _run(dev, np, ADD1(t, t, t, fused_activation=act_desc(row.name, params)), [a, b], t, [t, t])
         host = a + b
-        expected = REFERENCES[row.name]([host], np.dtype(np.float32), param_values(row, params), None)
-        assert_expected(got, expected, F32, TOLERANCE[row.name][0], what=f"ADD1+{row.name} tails")
+        expected = record(row.name).evaluate([host], np.dtype(np.float32), param_values(row, params))
+        assert_expected(got, expected, F32, _act_tolerance(row.name, F32), what=f"ADD1+{row.name} tails")
 
 
 # --- the extension: other arithmetic hosts, each with one activation ----------------------------
@@ -193,9 +194,9 @@ def test_extension_hosts_fused(host_name: str, dt: DataType, device: gpuops.Devi
         **{in_roles[0]: t, in_roles[1]: t, host.output_fields[0].name: t}, fused_activation=act_desc(act, params)
     )
     got = _run(device, xp, desc, [a, b], t, [t, t])
-    host64 = BINARY_REFERENCES[host_name](a, b, np.dtype(np.float64)).values
+    host64 = record(host_name).evaluate([a, b], np.dtype(np.float64)).values
     host_ct = host64.astype(_compute(dt))  # the host's result in its compute type
-    expected = REFERENCES[act]([host_ct], dt.numpy_dtype, param_values(row_of(act), params), None)
+    expected = record(act).evaluate([host_ct], dt.numpy_dtype, param_values(row_of(act), params))
     assert_expected(got, expected, dt, _act_tolerance(act, dt, extra), what=f"{host_name}+{act} {dt.name}")
 
 
@@ -223,7 +224,7 @@ def test_add1_fused_in_place(dt: DataType, device: gpuops.Device, xp: Any) -> No
     op.execute([buf_a, buf_b], [buf_a])
     got = read_tensor(to_host(buf_a), t)
     host = a.astype(np.float32) + b.astype(np.float32)
-    expected = REFERENCES["ACTIVATION_LEAKY_RELU"]([host], dt.numpy_dtype, params, None)
+    expected = record("ACTIVATION_LEAKY_RELU").evaluate([host], dt.numpy_dtype, params)
     assert_expected(got, expected, dt, _act_tolerance("ACTIVATION_LEAKY_RELU", dt), what="in place")
     assert np.array_equal(read_tensor(to_host(buf_b), t), b), "B was modified"
 

@@ -1,7 +1,7 @@
 """Generated tests for every op-table row whose family is not "binary".
 
 Rows x data-type mappings (``dtype_combinations`` at FL 6_4) x layouts x parameter sets x
-backends, against the float64/exact references of ``reference_nary.py``; plus ScaleBias
+backends, against the float64/exact references of their OpInfo records (``opinfo.py``); plus ScaleBias
 where the row has it, in-place execution where the row allows it, and literal edge cases.
 Adding a row costs a reference (and, where the defaults do not fit, data generators,
 parameter sets or a tolerance) in its family's reference module; nothing here.
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import assert_expected, buffer_for, random_values, read_tensor, to_backend, to_host, uint_view
-from reference_nary import DATA, EDGES, PARAMS, REFERENCES, TOLERANCE
+from opinfo import record, records
 
 from descriptors import ROWS, DataType, FeatureLevel, ScaleBias, TensorDesc, desc_class, dtype_combinations
-from descriptors.schema import NO_DEFAULT, FieldKind, OpRow
+from descriptors.schema import NO_DEFAULT, Family, FieldKind, OpRow
 
 LEVEL = FeatureLevel.FL_6_4
 NARY_ROWS = [r for r in ROWS if r.family not in ("binary", "reduce")]  # reduce: test_reduce_generated.py
@@ -54,7 +54,7 @@ def param_values(row: OpRow, overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_for(row: OpRow, combo: dict[str, DataType], sizes: tuple[int, ...], rng: np.random.Generator) -> list:
-    gens = DATA.get(row.name, ())
+    gens = record(row.name).data
     values = []
     for i, f in enumerate(row.input_fields):
         dt = combo[f.name]
@@ -110,9 +110,9 @@ def run(
             assert np.array_equal(uint_view(old), uint_view(to_host(new))), "an input buffer was modified"
     got = read_tensor(to_host(dev_out), descs[out_role])
     ref_params = {k: v for k, v in param_values(row, params).items()}
-    expected = REFERENCES[row.name](values, combo[out_role].numpy_dtype, ref_params, scale_bias)
+    expected = record(row.name).evaluate(values, combo[out_role].numpy_dtype, ref_params, scale_bias)
     out_dt = combo[out_role]
-    ulps, atol = TOLERANCE.get(row.name, (4.0, 0.0))
+    ulps, atol = record(row.name).tol
     if out_dt in (DataType.FLOAT16, DataType.BFLOAT16):
         ulps, atol = max(2.0, ulps / 4), 0.0  # float32 math, rounded once
     assert_expected(
@@ -134,7 +134,7 @@ IN_PLACE_CASES = []
 for _row in NARY_ROWS:
     _combos = dtype_combinations(_row.name, LEVEL)
     for _ci, _combo in enumerate(_combos):
-        for _pi, _params in enumerate(PARAMS.get(_row.name, [{}])):
+        for _pi, _params in enumerate(record(_row.name).param_sets):
             # Every layout for the first parameter set; packed only for the others.
             for _layout in LAYOUTS if _pi == 0 else ("packed3d",):
                 CASES.append(
@@ -160,30 +160,30 @@ def test_matches_reference(name: str, combo: dict, layout: str, params: dict, de
 
 @pytest.mark.parametrize(("name", "combo"), SB_CASES)
 def test_scale_bias(name: str, combo: dict, device: Any, xp: Any) -> None:
-    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], SCALE_BIAS)
+    run(device, xp, ROW[name], combo, "padded", record(name).param_sets[0], SCALE_BIAS)
 
 
 @pytest.mark.parametrize(("name", "combo"), IN_PLACE_CASES)
 def test_in_place(name: str, combo: dict, device: Any, xp: Any) -> None:
-    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], None, in_place=True)
+    run(device, xp, ROW[name], combo, "padded", record(name).param_sets[0], None, in_place=True)
 
 
 @pytest.mark.parametrize(("name", "combo"), [p for p in IN_PLACE_CASES if p in SB_CASES])
 def test_in_place_scale_bias(name: str, combo: dict, device: Any, xp: Any) -> None:
     """The output is the input's buffer and the input is scaled first (the NumPy backend scales
     into the output chunk itself where one ufunc follows)."""
-    run(device, xp, ROW[name], combo, "padded", PARAMS.get(name, [{}])[0], SCALE_BIAS, in_place=True)
+    run(device, xp, ROW[name], combo, "padded", record(name).param_sets[0], SCALE_BIAS, in_place=True)
 
 
 EDGE_CASES = [
-    pytest.param(name, i, id=f"{_short(name)}-{i}") for name, cases in sorted(EDGES.items()) for i in range(len(cases))
+    pytest.param(name, i, id=f"{_short(name)}-{i}") for name in sorted(ROW) for i in range(len(record(name).edges))
 ]
 
 
 @pytest.mark.parametrize(("name", "index"), EDGE_CASES)
 def test_edge_values(name: str, index: int, device: Any, xp: Any) -> None:
     """Literal inputs and literal expected values (NaN, infinities, -0.0, extremes)."""
-    inputs, params, expected, exact, dtypes = EDGES[name][index]
+    inputs, params, expected, exact, dtypes = record(name).edges[index]
     row = ROW[name]
     n = len(expected)
     descs = {f.name: TensorDesc(dtypes[f.name], (n,)) for f in row.tensor_fields}
@@ -213,4 +213,5 @@ def test_edge_values(name: str, index: int, device: Any, xp: Any) -> None:
 
 def test_every_nary_row_is_in_the_matrix() -> None:
     assert {p.values[0] for p in CASES} == set(ROW)
-    assert set(REFERENCES) == set(ROW), sorted(set(REFERENCES) ^ set(ROW))
+    nary = {name for name, info in records().items() if info.family is not Family.BINARY}
+    assert nary == set(ROW), sorted(nary ^ set(ROW))

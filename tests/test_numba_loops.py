@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers import random_values, uint_view
-from reference_activation import PARAMS as ACT_PARAMS
-from reference_nary import PARAMS
+from opinfo import record
 
 import gpuops
 from descriptors import DataType, ScaleBias, TensorDesc, desc_class, dtype_combinations, row_of
@@ -113,10 +112,10 @@ def test_untranslatable(expr: str) -> None:
 # The cases the tier compiles, from the op table and the capability tables
 
 
-def _params(row: OpRow, table: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """The row's first parameter set (its defaults where it has them all)."""
+def _params(row: OpRow) -> dict[str, Any]:
+    """The row's first parameter set of its OpInfo record (its defaults where it has them all)."""
     needs = [f for f in row.param_fields if f.default is NO_DEFAULT]
-    sets = table.get(row.name, [{}])
+    sets = record(row.name).param_sets
     return dict(sets[0]) if needs or not sets[0] else {}
 
 
@@ -194,11 +193,11 @@ def _desc(row: OpRow, combo: dict[str, DataType], n: int, sb: tuple | None, fuse
     kwargs: dict[str, Any] = {f.name: TensorDesc(combo[f.name], (n,)) for f in row.tensor_fields if f.name in combo}
     out_type = combo[row.output_fields[0].name]
     kwargs.update({f.name: out_type for f in row.fields if f.kind is FieldKind.DATA_TYPE})
-    kwargs.update(_params(row, PARAMS))
+    kwargs.update(_params(row))
     if sb is not None:
         kwargs["scale_bias"] = ScaleBias(*sb)
     if fused is not None:
-        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused), ACT_PARAMS))
+        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused)))
     return desc_class(row.name)(**kwargs)
 
 
@@ -408,11 +407,11 @@ def test_rows_loop_matches_numpy_path(
     descs[out_role] = TensorDesc(combo[out_role], (R, C), out_st)
     kwargs: dict[str, Any] = dict(descs)
     kwargs.update({f.name: combo[out_role] for f in row.fields if f.kind is FieldKind.DATA_TYPE})
-    kwargs.update(_params(row, PARAMS))
+    kwargs.update(_params(row))
     if sb is not None:
         kwargs["scale_bias"] = ScaleBias(*sb)
     if fused is not None:
-        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused), ACT_PARAMS))
+        kwargs[row.fused_field.name] = desc_class(fused)(**_params(row_of(fused)))
     desc = desc_class(name)(**kwargs)
     rng = np.random.default_rng(len(name) * 31 + len(layout))
     bufs = [_raw_buffer(descs[r], rng, SPECIALS[combo[r]]) for r in in_roles]
