@@ -70,9 +70,12 @@ class CompiledGraph(CompiledOperator):
                 self._steps.append((op.execute, in_refs, step.outputs, True))
                 self._sources.append(op.kernel_source)
             elif isinstance(step, FusedReduceStep):
-                fused = FusedLowering(step.prologue, tuple(lower(d) for d in step.prologue.descs))
-                kernel = backend.compile_fused_reduce(fused, lower(step.desc))
-                in_refs = [self._constant(r, t) for r, t in step.prologue.inputs]
+                before, after = (
+                    None if part is None else FusedLowering(part, tuple(lower(d) for d in part.descs))
+                    for part in (step.prologue, step.epilogue)
+                )
+                kernel = backend.compile_fused_reduce(before, lower(step.desc), after)
+                in_refs = [self._constant(r, t) for r, t in step.inputs]
                 self._steps.append((kernel, in_refs, list(step.outputs), False))
                 self._sources.append(str(getattr(kernel, "source", "")))
             else:
@@ -110,8 +113,8 @@ class CompiledGraph(CompiledOperator):
 
     @property
     def kernel_count(self) -> int:
-        """Kernels one ``execute`` launches: one per fused group (with the reduction it feeds, on the CuPy path;
-        the CPU runs such a prologue and its reduction as two passes), one per other node."""
+        """Kernels one ``execute`` launches: one per fused group (with the reduction it feeds or follows, on the
+        CuPy path; the CPU runs a prologue, its reduction and an epilogue as a pass each), one per other node."""
         return sum(
             run.__self__.kernel_count if is_op else getattr(run, "kernel_count", 1) for run, _, _, is_op in self._steps
         )

@@ -10,7 +10,9 @@
    topological order, unless a merge would make the group both before and after another step (a cycle
    through a reduction). A group of two or more nodes is one kernel: each node computes in its compute type
    and rounds to its output type at the node boundary, exactly as the nodes run one by one, but intermediates
-   stay in registers.
+   stay in registers. A group whose one exit value only a reduction reads becomes the reduction's prologue (its
+   map expression); the front of the group reading a reduction's result and nothing else, its epilogue (its
+   post-map): ``FusedReduceStep``.
 3. **Homes.** A value read outside its group (or by a non-fused node) is materialized: in the graph output it
    is (the first one, when it is several), else in a workspace buffer the compiled graph owns. A value that
    is more than one graph output is copied into the others by ``ELEMENT_WISE_IDENTITY`` steps.
@@ -66,14 +68,23 @@ class FusedStep:
 
 @dataclasses.dataclass(frozen=True)
 class FusedReduceStep:
-    """A reduction whose input is computed by a fused group of element-wise nodes in the same kernel: the
-    ``prologue``'s one output (``Ref("reduce", 0)``) is the reduction's input value, never stored. ``desc`` is
-    the reduction's descriptor (its input read through the value's layout), ``outputs`` its buffers."""
+    """A reduction and the element-wise nodes fused into its kernel around it.
 
-    prologue: FusedStep
+    ``prologue`` (or None): a fused group whose one output (``Ref("reduce", 0)``) is the reduction's input
+    value, never stored; it becomes the reduction's map expression. ``epilogue`` (or None): a fused group whose
+    one external input (``Ref("reduce", 0)``) is the reduction's result and which reads nothing else; it becomes
+    the post-map, so the reduction's result is never stored either. ``desc`` is the reduction's descriptor (its
+    input read through the value's layout); ``inputs`` the kernel's input buffers (the prologue's external
+    inputs, else the reduction's input); ``outputs`` what the kernel writes (the epilogue's one materialized
+    value, else the reduction's outputs).
+    """
+
+    prologue: FusedStep | None
     node: int
     desc: OperatorDesc
+    inputs: tuple[tuple[Ref, TensorDesc], ...]
     outputs: tuple[Ref, ...]
+    epilogue: FusedStep | None = None
 
 
 Step = NodeStep | FusedStep | FusedReduceStep
@@ -200,6 +211,49 @@ def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
     return out
 
 
+def _is_reduction(node: OperatorNode | ConstantNode) -> bool:
+    return isinstance(node, OperatorNode) and node.desc.row.is_reduction
+
+
+def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
+    """Each reduction takes in, as its epilogue, the element-wise nodes after it that read its result and each
+    other's values only: the longest such front of the one element-wise group reading its result, when the
+    result is read by that front alone (not a graph output) and the front lets out one value. The rest of that
+    group stays a group of its own, reading the front's value."""
+    owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
+    readers: dict[tuple[int, int], set[int]] = {}
+    for i, srcs in enumerate(graph.sources):
+        for s in srcs:
+            if s is not None and s.node is not None:
+                readers.setdefault((s.node, s.index), set()).add(i)
+    outputs = {(s.node, s.index) for s in graph.outputs}
+    taken: dict[int, list[int]] = {}  # the reduction's group -> its epilogue's nodes
+    for g, nodes in enumerate(groups):
+        r = nodes[-1]
+        result = (r, 0)
+        if not _is_reduction(graph.nodes[r]) or result in outputs or not readers.get(result):
+            continue
+        (e, *others) = {owner[j] for j in readers[result]}
+        if others or not all(_is_elementwise(graph.nodes[i]) for i in groups[e]):
+            continue
+        front: list[int] = []
+        values = {result}
+        for i in groups[e]:
+            if all(s is None or (s.node, s.index) in values for s in graph.sources[i]):
+                front.append(i)
+                values.add((i, 0))
+        exits = [(i, 0) for i in front if (i, 0) in outputs or any(j not in front for j in readers.get((i, 0), ()))]
+        if front and readers[result] <= set(front) and len(exits) == 1:
+            taken[g] = front
+    gone = {i for front in taken.values() for i in front}
+    out = []
+    for g, nodes in enumerate(groups):
+        kept = [i for i in nodes if i not in gone] + taken.get(g, [])
+        if kept:
+            out.append(kept)
+    return out
+
+
 def _step_order(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
     """Groups in an order where each runs after every group it reads from (Kahn's, lowest first)."""
     owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
@@ -226,7 +280,7 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
     """The :class:`GraphPlan` of a validated graph (``fuse=False``: every node a step of its own)."""
     groups = _groups(graph) if fuse else [[i] for i in graph.order if not isinstance(graph.nodes[i], ConstantNode)]
     if fuse:
-        groups = _with_prologues(graph, groups)
+        groups = _with_epilogues(graph, _with_prologues(graph, groups))
     groups = _step_order(graph, groups)
     owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
     descs = {i: _rewritten(graph, i) for nodes in groups for i in nodes}
@@ -261,18 +315,36 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
             return Ref("constant", src.node)
         return home[(src.node, src.index)]
 
+    reductions = {i for nodes in groups if len(nodes) > 1 for i in nodes if _is_reduction(graph.nodes[i])}
+    for r in reductions:
+        if (r, 0) not in home:  # read by its epilogue only: the kernel's post-map passes it on
+            home[(r, 0)] = Ref("reduce", 0)
+
     steps: list[Step] = []
     for nodes in groups:
-        last = graph.nodes[nodes[-1]]
-        if len(nodes) > 1 and isinstance(last, OperatorNode) and last.desc.row.is_reduction:
-            *front, r = nodes
+        found = [i for i in nodes if i in reductions]
+        if found:
+            (r,) = found
+            front, back = nodes[: nodes.index(r)], nodes[nodes.index(r) + 1 :]
             (src,) = (s for s in graph.sources[r] if s is not None)
-            assert src.node is not None
-            prologue = _fused_step(graph, front, descs, ref_of, home)
-            layout = descs[src.node].output_tensors[src.index]
-            prologue = dataclasses.replace(prologue, outputs=((front.index(src.node), Ref("reduce", 0), layout),))
-            outs = tuple(home[(r, k)] for k in range(len(descs[r].output_tensors)))
-            steps.append(FusedReduceStep(prologue, r, descs[r], outs))
+            prologue: FusedStep | None = None
+            epilogue: FusedStep | None = None
+            if front:
+                assert src.node is not None
+                prologue = _fused_step(graph, front, descs, ref_of, home)
+                value = descs[src.node].output_tensors[src.index]
+                prologue = dataclasses.replace(prologue, outputs=((front.index(src.node), Ref("reduce", 0), value),))
+                inputs = prologue.inputs
+            else:
+                read = descs[r].input_tensors[0]
+                assert read is not None
+                inputs = ((ref_of(src), read),)
+            if back:
+                epilogue = _fused_step(graph, back, descs, ref_of, home)
+                outs = tuple(ref for _, ref, _ in epilogue.outputs)
+            else:
+                outs = tuple(home[(r, k)] for k in range(len(descs[r].output_tensors)))
+            steps.append(FusedReduceStep(prologue, r, descs[r], inputs, outs, epilogue))
         elif len(nodes) == 1:
             (i,) = nodes
             ins = tuple(None if s is None else ref_of(s) for s in graph.sources[i])

@@ -26,10 +26,11 @@ FILES = [
     "test_emulator_device.py",
     "test_graph_compile.py",
 ]
-# Plus the fused graph kernels: chains (flat, rows, multi-output ElementwiseKernel) and a reduction with a prologue.
+# Plus the fused graph kernels: chains (flat, rows, multi-output ElementwiseKernel) and reductions with a prologue
+# and/or an epilogue.
 SAMPLE = (
     "emulator and FLOAT32 and (packed1d or bcast_row or packed3d or 1d or inner or outer) or test_emulator_device"
-    " or (emulator and (chain or prologue))"
+    " or (emulator and (chain or prologue or epilogue))"
 )
 
 pytestmark = pytest.mark.skipif(

@@ -43,6 +43,7 @@ ADD, MUL, SUB, MAX = (desc_class(n) for n in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_
 ADD1, IDENTITY, RELU, SIGMOID = (desc_class(n) for n in ("ELEMENT_WISE_ADD1", "ELEMENT_WISE_IDENTITY",
                                                          "ACTIVATION_RELU", "ACTIVATION_SIGMOID"))  # fmt: skip
 REDUCE = desc_class("REDUCE")
+SQRT, IS_NAN = desc_class("ELEMENT_WISE_SQRT"), desc_class("ELEMENT_WISE_IS_NAN")
 
 
 # ---------------------------------------------------------------------------------------------- reference
@@ -337,6 +338,79 @@ def test_a_prologue_runs_inside_the_reduction(dt: DataType, device: gpuops.Devic
     np.testing.assert_allclose(g.ravel(), (d * d).sum(axis=1), rtol=1e-5 if dt is F32 else 2e-3)
 
 
+@pytest.mark.parametrize("dt", [F32, F16])
+def test_an_epilogue_runs_in_the_reductions_post_map(dt: DataType, device: gpuops.Device, xp: Any) -> None:
+    """sqrt(REDUCE(SUM_SQUARE, x)) * 2 - 1 over the last axis (an L2 norm, then ScaleBias): the SQRT and IDENTITY
+    nodes become the reduction's post-map (one kernel on the CuPy path, a pass each on NumPy), and give what the
+    nodes give one by one, the reduction's result rounded to its type before the epilogue reads it."""
+    t, r = TensorDesc(dt, (5, 90)), TensorDesc(dt, (5, 1))
+    padded = TensorDesc(dt, (5, 1), (3, 1))  # the output through other strides than the value's
+    graph = GraphDesc(
+        1, 1,
+        [OperatorNode(REDUCE(ReduceFunction.SUM_SQUARE, t, r, axes=(1,))),
+         OperatorNode(SQRT(input_tensor=r, output_tensor=r)),
+         OperatorNode(IDENTITY(input_tensor=r, output_tensor=padded, scale_bias=ScaleBias(2.0, -1.0)))],
+        [InputEdge(0, 0, 0)], [OutputEdge(2, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
+    )  # fmt: skip
+    x = np.random.default_rng(11).standard_normal(450).astype(dt.numpy_dtype)
+    (got,), compiled = run_compiled(device, xp, graph, [x])
+    assert compiled.kernel_count == (2 if device.backend == "numpy" else 1)
+    if device.backend != "numpy":
+        assert "gpuops_epilogue_" in compiled.kernel_source
+    assert_same(got, node_by_node(device, xp, graph, [x])[0], padded, f"SUM_SQUARE epilogue {dt.name}")
+    norm = np.sqrt((x.astype(np.float64).reshape(5, 90) ** 2).sum(axis=1))
+    g = read_tensor(got, padded).astype(np.float64).ravel()
+    np.testing.assert_allclose(g, norm * 2 - 1, rtol=1e-5 if dt is F32 else 4e-3)
+
+
+def test_prologue_reduction_and_epilogue_in_one_kernel(device: gpuops.Device, xp: Any) -> None:
+    """IS_NAN(MAX(relu(x) - y)): a prologue, the reduction and an epilogue whose output type (UINT8) is not the
+    reduction's; one kernel on the CuPy path."""
+    t, r, flags = TensorDesc(F32, (4, 33)), TensorDesc(F32, (4, 1)), TensorDesc(DataType.UINT8, (4, 1))
+    graph = GraphDesc(
+        2, 1,
+        [OperatorNode(RELU(input_tensor=t, output_tensor=t)),
+         OperatorNode(SUB(a_tensor=t, b_tensor=t, output_tensor=t)),
+         OperatorNode(REDUCE(ReduceFunction.MAX, t, r, axes=(1,))),
+         OperatorNode(IS_NAN(input_tensor=r, output_tensor=flags))],
+        [InputEdge(0, 0, 0), InputEdge(1, 1, 1)], [OutputEdge(3, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0), IntermediateEdge(2, 0, 3, 0)],
+    )  # fmt: skip
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(132).astype(np.float32), rng.standard_normal(132).astype(np.float32)
+    y[33 * 2 + 7] = np.nan  # row 2 has a NaN: MAX propagates it (directml.md: REDUCE MAX and NaN)
+    (got,), compiled = run_compiled(device, xp, graph, [x, y])
+    assert compiled.kernel_count == (3 if device.backend == "numpy" else 1)
+    assert read_tensor(got, flags).ravel().tolist() == [0, 0, 1, 0]
+    assert_same(got, node_by_node(device, xp, graph, [x, y])[0], flags, "prologue + MAX + IS_NAN")
+
+
+def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Device, xp: Any) -> None:
+    """sigmoid(SUM(x)) * c (c a constant): SIGMOID reads the result alone and joins the reduction's kernel; the
+    multiply reads a constant too, so it stays a kernel of its own (NumPy: a pass each). A result that is also
+    a graph output is stored, so nothing joins it: the reduction, then SIGMOID and MUL fused."""
+    t, r = TensorDesc(F32, (3, 4)), TensorDesc(F32, (3, 1))
+    c = np.array([0.5, -2.0, 4.0], np.float32)
+    nodes = [
+        OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=(1,))),
+        OperatorNode(SIGMOID(input_tensor=r, output_tensor=r)),
+        ConstantNode(c),
+        OperatorNode(MUL(a_tensor=r, b_tensor=r, output_tensor=r)),
+    ]
+    edges = [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 3, 0), IntermediateEdge(2, 0, 3, 1)]
+    x = np.arange(-6, 6, dtype=np.float32) / 4
+    want = 1 / (1 + np.exp(-x.reshape(3, 4).astype(np.float64).sum(axis=1))) * c
+    cases = (([OutputEdge(3, 0, 0)], 2, 3), ([OutputEdge(3, 0, 0), OutputEdge(0, 0, 1)], 2, 2))
+    for outputs, kernels, passes in cases:
+        graph = GraphDesc(1, len(outputs), nodes, [InputEdge(0, 0, 0)], outputs, edges)
+        got, compiled = run_compiled(device, xp, graph, [x])
+        assert compiled.kernel_count == (passes if device.backend == "numpy" else kernels), outputs
+        np.testing.assert_allclose(read_tensor(got[0], r).ravel(), want, rtol=3e-7)
+        for g, w in zip(got, node_by_node(device, xp, graph, [x]), strict=True):
+            assert_same(g, w, r, f"{len(outputs)} outputs")
+
+
 def test_a_value_that_is_two_graph_outputs_is_copied(device: gpuops.Device, xp: Any) -> None:
     graph = GraphDesc(1, 2, [OperatorNode(RELU(input_tensor=T, output_tensor=T))], [InputEdge(0, 0, 0)],
                       [OutputEdge(0, 0, 0), OutputEdge(0, 0, 1)])  # fmt: skip
@@ -430,8 +504,8 @@ def test_graph_binding_errors_name_the_buffer() -> None:
 
 def test_fused_kernels_compile_with_nvrtc() -> None:
     """Every fused kernel the plans of the fixed graphs and 80 random graphs make (ElementwiseKernel, the
-    flat/rows RawKernels of one-output groups, reductions with a prologue) compiles with NVRTC for the real
-    target, with the options the CuPy backend passes (--fmad=false)."""
+    flat/rows RawKernels of one-output groups, reductions with a prologue and/or an epilogue) compiles with
+    NVRTC for the real target, with the options the CuPy backend passes (--fmad=false)."""
     from test_nvrtc import _check_nvrtc
 
     import gpuops.nvrtc as gnvrtc
@@ -444,14 +518,21 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1)))]
     graphs += [random_graph(seed)[0] for seed in range(80)]
     sources: dict[str, str] = {}
-    reductions = 0
+    reductions = epilogues = 0
     for graph in graphs:
         for step in plan_graph(graph).steps:
             if isinstance(step, FusedReduceStep):
-                lows = [lower(d) for d in step.prologue.descs]
-                spec = fused_reduction_spec(step.prologue, lows, lower(step.desc))
+                before, after = step.prologue, step.epilogue
+                spec = fused_reduction_spec(
+                    before,
+                    [lower(d) for d in before.descs] if before is not None else [],
+                    lower(step.desc),
+                    after,
+                    [lower(d) for d in after.descs] if after is not None else [],
+                )
                 sources[spec.name] = spec.cuda_module(2, 1, True)
                 reductions += 1
+                epilogues += after is not None
             elif isinstance(step, FusedStep):
                 spec = fused_kernel_spec(step, [lower(d) for d in step.descs])
                 assert spec.options == ("--fmad=false",)
@@ -460,7 +541,7 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
                     for kind in ("flat", "rows"):
                         fast = fast_source(spec, kind)
                         sources[fast.name] = fast.source
-    assert reductions >= 3 and len(sources) >= 40, (reductions, len(sources))
+    assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

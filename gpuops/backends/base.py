@@ -54,9 +54,13 @@ class Backend(Protocol):
         group's external inputs, its outputs the values it materializes, in the step's order."""
         ...
 
-    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Kernel:
-        """A reduction whose input value a fused group computes (``graph_plan.FusedReduceStep``): inputs are the
-        group's external inputs, outputs the reduction's. The kernel's ``source`` shows the generated code."""
+    def compile_fused_reduce(
+        self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
+    ) -> Kernel:
+        """A reduction with fused groups around it (``graph_plan.FusedReduceStep``): a ``prologue`` computing
+        its input value, an ``epilogue`` computing what is stored from its result. Inputs are the prologue's
+        external inputs (else the reduction's input), the one output the epilogue's value (else the reduction's
+        output). The kernel's ``source`` shows the generated code."""
         ...
 
     def pointer(self, buf: Any) -> int:

@@ -181,20 +181,31 @@ class _MultiRun:
 
 
 class _FusedReduceRun:
-    """A reduction with its prologue in one ``ReductionKernel``: views of the group's external inputs (the
-    reduction input's sizes, their own strides), the group's scalars, the element count; one launch."""
+    """A reduction with its prologue and epilogue in one ``ReductionKernel``: views of the kernel's inputs (the
+    reduction input's sizes, their own strides), the fused nodes' scalars, the element count; one launch."""
 
     launch_path = "reduction"
     kernel_count = 1
 
     def __init__(
-        self, kernel: Any, spec: ReductionSpec, fused: FusedLowering, reduce: Lowering, views: Callable[..., Any]
+        self,
+        kernel: Any,
+        spec: ReductionSpec,
+        prologue: FusedLowering | None,
+        reduce: Lowering,
+        epilogue: FusedLowering | None,
+        views: Callable[..., Any],
     ) -> None:
+        from ..codegen.graph import fused_scalars
+
         self.kernel = kernel
         self.source = spec.source
-        self.in_views = tuple(views(t, False) for _, t in fused.inputs)
-        self.out_view = views(reduce.output, False)
-        self.prepared = tuple(fused.scalars[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
+        ins = prologue.inputs if prologue is not None else reduce.inputs
+        self.in_views = tuple(views(t, False) for _, t in ins)
+        self.out_view = views(epilogue.output if epilogue is not None else reduce.output, False)
+        values = {**(prologue.scalars if prologue is not None else {})}
+        values |= fused_scalars(epilogue.nodes, "e") if epilogue is not None else {}
+        self.prepared = tuple(values[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
         self.count = np.int64(reduce.count)
         self.axes = reduce.axes
 
@@ -241,18 +252,29 @@ class CupyBackend:
         ew = kernels.get_or_build((self.name, *fused.key), lambda: CupyKernel(spec, xp), lambda: spec.source)
         return _MultiRun(ew, fused, xp)
 
-    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
-        """One ``ReductionKernel`` whose map expression calls the fused group (``codegen.graph``)."""
+    def compile_fused_reduce(
+        self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
+    ) -> Any:
+        """One ``ReductionKernel`` whose map expression calls the prologue and whose post-map calls the
+        epilogue (``codegen.graph``)."""
         from ..codegen.graph import FMAD_OFF, fused_reduction_spec
 
         xp = self.xp
-        spec = fused_reduction_spec(fused.step, fused.nodes, reduce)
-        key = (self.name, "fused-reduce", spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.preamble)
+        spec = fused_reduction_spec(
+            prologue.step if prologue is not None else None,
+            prologue.nodes if prologue is not None else (),
+            reduce,
+            epilogue.step if epilogue is not None else None,
+            epilogue.nodes if epilogue is not None else (),
+        )
+        texts = (spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.post_map_expr, spec.preamble)
+        key = (self.name, "fused-reduce", *texts)
 
         def build() -> Any:
             return reduction_kernel(xp, spec, FMAD_OFF)
 
-        return _FusedReduceRun(kernels.get_or_build(key, build, lambda: spec.source), spec, fused, reduce, self._views)
+        kernel = kernels.get_or_build(key, build, lambda: spec.source)
+        return _FusedReduceRun(kernel, spec, prologue, reduce, epilogue, self._views)
 
     def _elementwise(self, lowering: Lowering | FusedLowering) -> Any:
         """gpuops' flat/rows ``RawKernel`` where ``launch_plan`` plans one (unless ``GPUOPS_CUPY_FAST=0``),

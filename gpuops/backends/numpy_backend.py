@@ -469,22 +469,38 @@ def _from_dlpack(x: Any, what: str) -> np.ndarray:
         ) from None
 
 
-class _PrologueThenReduce:
-    """A fused group writing the reduction's input into a buffer the runner owns, then the reduction."""
+def _buffer_for(layout: TensorDesc) -> np.ndarray:
+    need = layout.total_tensor_size_in_bytes or 0
+    return np.empty(-(-need // layout.data_type.itemsize), layout.data_type.numpy_dtype)
+
+
+class _ReduceInPasses:
+    """A reduction with fused groups around it, pass by pass: the prologue into a buffer the runner owns, the
+    reduction over it (into another, when an epilogue follows), the epilogue into the output."""
 
     launch_path = "numpy"
-    kernel_count = 2
 
-    def __init__(self, prologue: Any, reduce_run: Any, fused: FusedLowering, reduce: Lowering) -> None:
-        self.prologue, self.reduce = prologue, reduce_run
-        layout = fused.output
-        need = layout.total_tensor_size_in_bytes or 0
-        self.temp = np.empty(-(-need // layout.data_type.itemsize), layout.data_type.numpy_dtype)
-        self.source = f"// prologue (one pass), then {reduce.row.name} {reduce.variant} over its result\n"
+    def __init__(
+        self, prologue: Any, reduce_run: Any, epilogue: Any, fused: FusedLowering | None, reduce: Lowering
+    ) -> None:
+        self.prologue, self.reduce, self.epilogue = prologue, reduce_run, epilogue
+        self.kernel_count = 1 + (prologue is not None) + (epilogue is not None)
+        self.before = _buffer_for(fused.output) if fused is not None else None
+        self.after = _buffer_for(reduce.output) if epilogue is not None else None
+        parts = ["prologue (one pass), then "] if prologue is not None else []
+        parts.append(f"{reduce.row.name} {reduce.variant}")
+        parts += [", then epilogue (one pass) over its result"] if epilogue is not None else []
+        self.source = "// " + "".join(parts) + "\n"
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        self.prologue(inputs, [self.temp], False)
-        self.reduce([self.temp], outputs, False)
+        if self.before is not None:
+            self.prologue(inputs, [self.before], False)
+            inputs = [self.before]
+        if self.after is None:
+            self.reduce(inputs, outputs, False)
+            return
+        self.reduce(inputs, [self.after], False)
+        self.epilogue([self.after], outputs, False)
 
 
 def _numba_run(
@@ -582,10 +598,15 @@ class NumpyBackend:
         node_kernels = [node_kernel(low) for low in fused.nodes]
         return self._fused_loop(fused) or _FusedRun(fused, node_kernels)
 
-    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
-        """The group (one loop or one blocked pass) into a buffer of the value's layout, then the reduction over
-        it: two passes on the CPU (NumPy's reductions read arrays, not expressions)."""
-        return _PrologueThenReduce(self.compile_fused(fused), self.compile(reduce), fused, reduce)
+    def compile_fused_reduce(
+        self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
+    ) -> Any:
+        """The prologue (one loop or one blocked pass) into a buffer of the value's layout, the reduction over
+        it, the epilogue over the reduction's result: a pass each on the CPU (NumPy's reductions read arrays,
+        not expressions)."""
+        before = self.compile_fused(prologue) if prologue is not None else None
+        after = self.compile_fused(epilogue) if epilogue is not None else None
+        return _ReduceInPasses(before, self.compile(reduce), after, prologue, reduce)
 
     @staticmethod
     def _fused_loop(fused: FusedLowering) -> Any:

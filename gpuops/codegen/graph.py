@@ -20,31 +20,32 @@ from descriptors.optable import HELPERS
 from ..graph_plan import FusedStep
 from ..lowering import Lowering
 from . import C_TYPES, PARAM_TYPES, KernelSpec, node_body
-from .reduce import Prologue, ReductionSpec, reduction_kernel_spec
+from .reduce import Epilogue, Prologue, ReductionSpec, reduction_kernel_spec
 
 __all__ = ["FMAD_OFF", "fused_kernel_spec", "fused_reduction_spec", "fused_scalars"]
 
 FMAD_OFF = ("--fmad=false",)
 
 
-def _scalar_name(k: int, name: str) -> str:
-    return f"n{k}_{name}"
+def _scalar_name(k: int, name: str, prefix: str = "n") -> str:
+    return f"{prefix}{k}_{name}"
 
 
 def _short(name: str) -> str:
     return name.removeprefix("ELEMENT_WISE_").removeprefix("ACTIVATION_").lower()
 
 
-def fused_scalars(lowerings: Sequence[Lowering]) -> dict[str, object]:
-    """The fused kernel's scalar arguments: each node's (``Lowering.scalars``), renamed ``n<k>_<name>``."""
-    return {_scalar_name(k, n): v for k, low in enumerate(lowerings) for n, v in low.scalars.items()}
+def fused_scalars(lowerings: Sequence[Lowering], prefix: str = "n") -> dict[str, object]:
+    """The fused kernel's scalar arguments: each node's (``Lowering.scalars``), renamed ``n<k>_<name>`` (an
+    epilogue's ``e<k>_<name>``, so that a reduction's prologue and epilogue never share a name)."""
+    return {_scalar_name(k, n, prefix): v for k, low in enumerate(lowerings) for n, v in low.scalars.items()}
 
 
-def _scalars(lowerings: Sequence[Lowering]) -> list[tuple[str, DataType]]:
-    return [(_scalar_name(k, n), t) for k, low in enumerate(lowerings) for n, t in low.scalar_types]
+def _scalars(lowerings: Sequence[Lowering], prefix: str = "n") -> list[tuple[str, DataType]]:
+    return [(_scalar_name(k, n, prefix), t) for k, low in enumerate(lowerings) for n, t in low.scalar_types]
 
 
-def _bodies(step: FusedStep, lowerings: Sequence[Lowering]) -> tuple[list[str], list[str]]:
+def _bodies(step: FusedStep, lowerings: Sequence[Lowering], prefix: str = "n") -> tuple[list[str], list[str]]:
     """Each node's statements in a block of its own, its value in ``v<k>``; and the helpers they call."""
     lines: list[str] = []
     helpers: list[str] = []
@@ -56,33 +57,61 @@ def _bodies(step: FusedStep, lowerings: Sequence[Lowering]) -> tuple[list[str], 
             if src is not None:
                 names[field.name] = f"i{src[1]}" if src[0] == "in" else f"v{src[1]}"
         body, used = node_body(row, low.dtypes, low.has_scale_bias, low.fused, names, f"v{k}")
-        renames = [f"const {C_TYPES[t]} {n} = {_scalar_name(k, n)};" for n, t in low.scalar_types]
+        renames = [f"const {C_TYPES[t]} {n} = {_scalar_name(k, n, prefix)};" for n, t in low.scalar_types]
         lines.append(f"{C_TYPES[out_type]} v{k};  // {row.name}")
         lines.append("{ " + " ".join(renames + body) + " }")
         helpers += used
     return lines, helpers
 
 
-def fused_reduction_spec(step: FusedStep, lowerings: Sequence[Lowering], reduce: Lowering) -> ReductionSpec:
-    """The ``ReductionKernel`` of a reduction whose input is computed by a fused group (``step``, whose one
-    output is that value): the group becomes a device function the reduction's map expression calls, so the
-    value is never stored. One pass (the two-pass split plans one input's layout)."""
+def _device_function(
+    kind: str, step: FusedStep, lowerings: Sequence[Lowering], params: Sequence[tuple[str, DataType]], prefix: str
+) -> tuple[str, str, DataType, tuple[str, ...]]:
+    """A fused group as a ``__device__`` function of ``params`` returning its one output value: (name, text,
+    return type, helpers)."""
     ((k_last, _, _),) = step.outputs
-    lines, helpers = _bodies(step, lowerings)
-    inputs = tuple((f"i{n}", t.data_type) for n, (_, t) in enumerate(step.inputs))
-    scalars = tuple(_scalars(lowerings))
+    lines, helpers = _bodies(step, lowerings, prefix)
     out_type = lowerings[k_last].dtypes[lowerings[k_last].row.output_fields[0].name]
-    params = [f"const {C_TYPES[dt]} {n}" for n, dt in (*inputs, *scalars)]
     body = "\n".join(f"  {line}" for line in lines)
-    tag = f"{zlib.crc32(body.encode()):08x}"
-    fname = f"gpuops_prologue_{tag}"
-    head = f"__device__ __forceinline__ {C_TYPES[out_type]} {fname}({', '.join(params)})"
-    function = f"{head} {{\n{body}\n  return v{k_last};\n}}\n"
-    call = f"{fname}({', '.join(n for n, _ in (*inputs, *scalars))})"
-    short = "_".join(_short(low.row.name) for low in lowerings)[:32]
-    prologue = Prologue(f"after_{short}_{tag}", inputs, scalars, call, function, tuple(dict.fromkeys(helpers)))
+    fname = f"gpuops_{kind}_{zlib.crc32(body.encode()):08x}"
+    args = ", ".join(f"const {C_TYPES[dt]} {n}" for n, dt in params)
+    head = f"__device__ __forceinline__ {C_TYPES[out_type]} {fname}({args})"
+    return fname, f"{head} {{\n{body}\n  return v{k_last};\n}}\n", out_type, tuple(dict.fromkeys(helpers))
+
+
+def fused_reduction_spec(
+    prologue: FusedStep | None,
+    prologue_nodes: Sequence[Lowering],
+    reduce: Lowering,
+    epilogue: FusedStep | None = None,
+    epilogue_nodes: Sequence[Lowering] = (),
+) -> ReductionSpec:
+    """The ``ReductionKernel`` of a reduction with fused groups around it (``graph_plan.FusedReduceStep``).
+
+    A ``prologue`` (whose one output is the reduction's input value) becomes a device function the map
+    expression calls; an ``epilogue`` (whose one external input, ``i0``, is the reduction's result) one the
+    post-map expression calls on the result rounded to the reduction's output type. Neither value is stored.
+    One pass (the two-pass split plans one input's layout)."""
     assert reduce.variant is not None
-    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, reduce.variant, prologue)
+    before = after = None
+    if prologue is not None:
+        inputs = tuple((f"i{n}", t.data_type) for n, (_, t) in enumerate(prologue.inputs))
+        scalars = tuple(_scalars(prologue_nodes))
+        fname, function, _, helpers = _device_function("prologue", prologue, prologue_nodes, inputs + scalars, "n")
+        call = f"{fname}({', '.join(n for n, _ in (*inputs, *scalars))})"
+        short = "_".join(_short(low.row.name) for low in prologue_nodes)[:32]
+        tag = fname.removeprefix("gpuops_prologue_")
+        before = Prologue(f"after_{short}_{tag}", inputs, scalars, call, function, helpers)
+    if epilogue is not None:
+        result_type = reduce.dtypes[reduce.row.output_fields[0].name]
+        scalars = tuple(_scalars(epilogue_nodes, "e"))
+        fname, function, out_type, helpers = _device_function(
+            "epilogue", epilogue, epilogue_nodes, (("i0", result_type), *scalars), "e"
+        )
+        short = "_".join(_short(low.row.name) for low in epilogue_nodes)[:32]
+        tag = fname.removeprefix("gpuops_epilogue_")
+        after = Epilogue(f"then_{short}_{tag}", scalars, fname, function, helpers, out_type)
+    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, reduce.variant, before, after)
 
 
 def fused_kernel_spec(step: FusedStep, lowerings: Sequence[Lowering]) -> KernelSpec:

@@ -32,7 +32,7 @@ from descriptors.schema import Reduction, ReductionRow
 
 from . import _HEADERS, C_TYPES, PARAM_TYPES, param_name
 
-__all__ = ["PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
+__all__ = ["Epilogue", "PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
 
 N_PARAM = "gpuops_n"
 SPAN_PARAM = "gpuops_span"
@@ -225,11 +225,30 @@ class Prologue:
     helpers: tuple[str, ...]
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Epilogue:
+    """Element-wise work fused after a reduction (``codegen.graph``): the post-map expression passes the
+    reduction's result, rounded to its output type, to the device function ``fname`` (``function``, which calls
+    ``helpers``) with ``scalars``, and stores what it returns (of type ``output_type``) instead."""
+
+    name: str
+    scalars: tuple[tuple[str, DataType], ...]
+    fname: str
+    function: str
+    helpers: tuple[str, ...]
+    output_type: DataType
+
+
 def reduction_kernel_spec(
-    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, prologue: Prologue | None = None
+    row: ReductionRow,
+    dtypes: Mapping[str, DataType],
+    variant: str,
+    prologue: Prologue | None = None,
+    epilogue: Epilogue | None = None,
 ) -> ReductionSpec:
     """The one-pass kernel of ``row`` with selector value ``variant`` for ``dtypes`` (``prologue``: element-wise
-    nodes of a graph computing the input in the kernel, see :class:`Prologue`)."""
+    nodes of a graph computing the input in the kernel, see :class:`Prologue`; ``epilogue``: nodes computing
+    what is stored from the result, see :class:`Epilogue`)."""
     red, plan, cls, t, acc = _types(row, dtypes, variant)
     (in_role,) = (f.name for f in row.input_fields)
     (out_role,) = (f.name for f in row.output_fields)
@@ -239,26 +258,31 @@ def reduction_kernel_spec(
     map_expr = _substitute(red.cuda("map", cls), {**names, "x": f"static_cast<{t}>({source})"})
     post = _substitute(red.cuda("post", cls), names)
     inputs = ((x, dtypes[in_role]),) if prologue is None else prologue.inputs
-    scalars = ((N_PARAM, DataType.INT64),) if prologue is None else (*prologue.scalars, (N_PARAM, DataType.INT64))
+    parts = [p for p in (prologue, epilogue) if p is not None]
+    scalars = (*(s for p in parts for s in p.scalars), (N_PARAM, DataType.INT64))
     in_params = ", ".join(f"{PARAM_TYPES[dt]} {n}" for n, dt in (*inputs, *scalars))
-    if prologue is None:
-        preamble = HELPERS.source(red.helpers)
-    else:  # each helper once: the reduction's and the prologue's may share some
-        preamble = HELPERS.source(dict.fromkeys((*red.helpers, *prologue.helpers))) + "\n" + prologue.function
-    name = _kernel_name(row, variant, dtypes) + ("" if prologue is None else "_" + prologue.name)
+    # Each helper once: the reduction's and the fused nodes' may share some.
+    preamble = HELPERS.source(dict.fromkeys((*red.helpers, *(h for p in parts for h in p.helpers))))
+    preamble += "".join("\n" + p.function for p in parts)
+    name = _kernel_name(row, variant, dtypes) + "".join("_" + p.name for p in parts)
+    result = f"static_cast<{C_TYPES[dtypes[out_role]]}>({post})"
+    out_type = dtypes[out_role]
+    if epilogue is not None:
+        result = f"{epilogue.fname}({', '.join((result, *(n for n, _ in epilogue.scalars)))})"
+        out_type = epilogue.output_type
     return ReductionSpec(
         name=name,
         in_params=in_params,
-        out_params=f"{PARAM_TYPES[dtypes[out_role]]} {y}",
+        out_params=f"{PARAM_TYPES[out_type]} {y}",
         map_expr=map_expr,
         reduce_expr=_substitute(red.cuda("reduce", cls), names),
-        post_map_expr=f"{y} = static_cast<{C_TYPES[dtypes[out_role]]}>({post})",
+        post_map_expr=f"{y} = {result}",
         identity=_substitute(red.cuda("identity", cls), names),
         reduce_type=acc,
         preamble=preamble,
         helpers=red.helpers,
         inputs=inputs,
-        outputs=((y, dtypes[out_role]),),
+        outputs=((y, out_type),),
         scalar_params=scalars,
         plan=plan,
     )

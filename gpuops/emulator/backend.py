@@ -76,8 +76,10 @@ class EmulatorBackend(CupyBackend):
     def compile_fused(self, fused: FusedLowering) -> Any:
         return _EmulatedKernel(super().compile_fused(fused), "GRAPH (fused)")
 
-    def compile_fused_reduce(self, fused: FusedLowering, reduce: Lowering) -> Any:
-        return _EmulatedKernel(super().compile_fused_reduce(fused, reduce), "GRAPH (fused reduction)")
+    def compile_fused_reduce(
+        self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
+    ) -> Any:
+        return _EmulatedKernel(super().compile_fused_reduce(prologue, reduce, epilogue), "GRAPH (fused reduction)")
 
     pointer = staticmethod(numpy_backend.pointer)
 
