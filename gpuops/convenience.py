@@ -71,8 +71,9 @@ def _input_buffer(compiled: CompiledOperator, k: int, t: TensorDesc, x: object) 
 
 def call(compiled: CompiledOperator, inputs: Sequence[object], out: object = None) -> Any:
     """``compiled(*inputs, out=None)``: see the module docstring. Returns the single output bare, several as a
-    tuple, each shaped like its tensor; ``out`` (an array or a tuple of them, shaped like the tensors or flat)
-    receives the results instead of new arrays."""
+    tuple, each shaped like its tensor, as the caller's kind of array (torch tensors for torch inputs, over the
+    same memory); ``out`` (an array or a tuple of them, shaped like the tensors or flat) receives the results
+    instead of new arrays and is what comes back."""
     in_tensors, out_tensors = compiled.bound_tensors()
     if len(inputs) != len(in_tensors):
         raise TypeError(f"{compiled.operator_name}: takes {count(len(in_tensors), 'input')}, got {len(inputs)}")
@@ -108,10 +109,13 @@ def call(compiled: CompiledOperator, inputs: Sequence[object], out: object = Non
                     f"{compiled.operator_name}: out[{k}] must be C-contiguous with the tensor's sizes {tuple(t.sizes)} "
                     f"(packed tensors) or the flat buffer; got shape {tuple(arr.shape)}"
                 )
-            results.append(arr)
+            results.append(o)
     compiled.execute(bufs, outs)
     if results is None:
-        results = [backend.view(t, o) for t, o in zip(out_tensors, outs, strict=True)]
+        from .frontends._common import return_like
+
+        template = next((x for x in inputs if x is not None), None)
+        results = [return_like(template, backend.view(t, o)) for t, o in zip(out_tensors, outs, strict=True)]
     return results[0] if len(results) == 1 else tuple(results)
 
 

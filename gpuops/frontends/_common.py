@@ -16,6 +16,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc
@@ -154,10 +155,16 @@ def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) 
 
 
 def return_like(template: object, out: Any) -> Any:
-    """``out`` as the kind of array the caller passed (a torch tensor for a torch tensor)."""
+    """``out`` as the kind of array the caller passed (a torch tensor for a torch tensor), without a copy. A
+    NumPy array goes through ``torch.from_numpy`` (bfloat16 as its 16-bit integer view, which NumPy's DLPack
+    export does not know); a device array through DLPack."""
     module = type(template).__module__.split(".")[0]
-    if module == "torch":
-        import torch
+    if module != "torch":
+        return out
+    import torch
 
-        return torch.from_dlpack(out)
-    return out
+    if isinstance(out, np.ndarray):
+        if out.dtype == ml_dtypes.bfloat16:
+            return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(out)
+    return torch.from_dlpack(out)

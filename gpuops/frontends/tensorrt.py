@@ -168,17 +168,25 @@ def _names(types: Sequence[DataType]) -> str:
     return ", ".join(str(t.numpy_dtype) for t in types)
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("an ElementWiseOperation", "a ReduceOperation")."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def _operation(op: object, enum_type: type[_OpEnum], fn: str) -> _OpEnum:
-    """``op`` as a member of ``enum_type`` (a member, or its name), else a TypeError/ValueError."""
+    """``op`` as a member of ``enum_type`` (a member, or its name in any case, with or without TensorRT's C++
+    ``k`` prefix: ``"kSUM"``, ``"sum"``), else a TypeError/ValueError."""
     if isinstance(op, enum_type):
         return op
     allowed = ", ".join(enum_type.__members__)
     if isinstance(op, str):
-        member = enum_type.__members__.get(op.upper())
+        members = enum_type.__members__
+        name = op[1:] if op[:1] == "k" and op[1:].upper() in members else op
+        member = members.get(name.upper())
         if member is None:
-            raise ValueError(f"{fn}: op {op!r} is not a {enum_type.__name__}; allowed: {allowed}")
+            raise ValueError(f"{fn}: op {op!r} is not {_a(enum_type.__name__)} member; allowed: {allowed}")
         return member
-    raise TypeError(f"{fn}: op must be a {enum_type.__name__} or its name (got {op!r}); allowed: {allowed}")
+    raise TypeError(f"{fn}: op must be {_a(enum_type.__name__)} member or its name (got {op!r}); allowed: {allowed}")
 
 
 def _device(device: object, fn: str) -> Device:
