@@ -75,7 +75,8 @@ def compute_plan(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
     else:
         compute = primary
         inputs = {r: dtypes[r] for r in in_roles}
-    out_compute = _float_compute(out) if out in (DataType.FLOAT16, DataType.BFLOAT16) else out
+    half = out in (DataType.FLOAT16, DataType.BFLOAT16) and not getattr(row, "converts", False)
+    out_compute = _float_compute(out) if half else out
     return ComputePlan(cls, inputs, compute, out, out_compute)
 
 
@@ -90,15 +91,15 @@ def plan_problem(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
     primary_role = row.primary_role
     primary = dtypes[primary_role]
     if has_scale_bias and (primary.itemsize == 8 and not primary.is_float or primary is DataType.FLOAT64):
-        return "scale_bias", f"ScaleBias is not supported for 64-bit {primary.name} (DirectML PR #275)"
+        return "scale_bias", f"is not supported for 64-bit types ({primary_role} is {primary.name}; DirectML PR #275)"
     if has_scale_bias and not primary.is_float:
-        return "scale_bias", f"ScaleBias on an integer {primary_role} ({primary.name}) is not defined"
+        return "scale_bias", f"is not defined on an integer {primary_role} ({primary.name})"
     if row.domain is Domain.ARITH and not primary.is_float:
         for r in (r for r in in_roles if r != primary_role):
             if dtypes[r].is_float:
                 return (
                     f"{r}.data_type",
-                    f"{dtypes[r].name} with an integer {primary_role} ({primary.name}) is not defined; "
+                    f"is {dtypes[r].name}; a float {r} with an integer {primary_role} ({primary.name}) is not defined; "
                     "use an integer type",
                 )
     return None

@@ -76,6 +76,7 @@ __all__ = [
     "ElementWiseLogicalNotOperatorDesc",
     "ElementWiseBitNotOperatorDesc",
     "ElementWiseBitCountOperatorDesc",
+    "CastOperatorDesc",
     "ElementWiseIfOperatorDesc",
     "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipGrad1OperatorDesc",
@@ -745,6 +746,16 @@ class ElementWiseBitNotOperatorDesc(OperatorDesc):
 @dataclasses.dataclass(frozen=True, slots=True)
 class ElementWiseBitCountOperatorDesc(OperatorDesc):
     """``DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC``: popcount of the raw bits."""
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CastOperatorDesc(OperatorDesc):
+    """``DML_CAST_OPERATOR_DESC``: x in the output's data type: floats round to nearest even (once), floats to
+    integers truncate and saturate (NaN -> 0), integers wrap.
+    """
 
     row: ClassVar[ElementwiseRow]
     input_tensor: TensorDesc

@@ -123,7 +123,7 @@ class DataType(enum.IntEnum):
             if npdt == dt:
                 return member
         raise TypeError(
-            f"DataType.from_numpy: no DataType for numpy dtype {dt} "
+            f"DataType.from_numpy: no DataType for NumPy dtype {dt} "
             f"(supported: {', '.join(str(d) for d in _NUMPY.values())})"
         )
 

@@ -22,3 +22,9 @@ class UnknownOperatorError(DescriptorError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+def count(n: int, noun: str) -> str:
+    """``count(1, "output")`` -> ``"1 output"``, ``count(2, "output")`` -> ``"2 outputs"``: messages say it right
+    (``gpuops.errors`` re-exports it)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -37,7 +37,7 @@ import numpy as np
 
 from .descs import OperatorDesc
 from .enums import FeatureLevel, TensorFlags
-from .errors import DescriptorError
+from .errors import DescriptorError, count
 from .tensor import TensorDesc
 from .validate import validate
 
@@ -70,7 +70,7 @@ def _index(value: object, where: str) -> int:
 
 def _name(value: object, where: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{where}: a name is a str (got {type(value).__name__})")
+        raise TypeError(f"{where}: a name must be a str (got {type(value).__name__})")
     return value
 
 
@@ -245,7 +245,8 @@ class GraphDesc:
     def _node(self, i: int, where: str) -> OperatorNode | ConstantNode:
         if i >= len(self.nodes):
             raise DescriptorError(
-                f"GraphDesc.{where}: node index {i} is out of range (the graph has {len(self.nodes)} nodes)", where
+                f"GraphDesc.{where}: node index {i} is out of range (the graph has {count(len(self.nodes), 'node')})",
+                where,
             )
         return self.nodes[i]
 
@@ -261,7 +262,7 @@ class GraphDesc:
             if slot >= len(node.inputs):
                 raise DescriptorError(
                     f"GraphDesc.{edge_where}.to_node_input_index: {_node_label(nodes, to)} has "
-                    f"{len(node.inputs)} inputs (got index {slot})",
+                    f"{count(len(node.inputs), 'input')} (got index {slot})",
                     f"{edge_where}.to_node_input_index",
                 )
             tensor = node.inputs[slot]
@@ -286,7 +287,7 @@ class GraphDesc:
             if slot >= len(node.outputs):
                 raise DescriptorError(
                     f"GraphDesc.{edge_where}.from_node_output_index: {_node_label(nodes, frm)} has "
-                    f"{len(node.outputs)} outputs (got index {slot})",
+                    f"{count(len(node.outputs), 'output')} (got index {slot})",
                     f"{edge_where}.from_node_output_index",
                 )
 
@@ -306,7 +307,7 @@ class GraphDesc:
             if why:
                 raise DescriptorError(
                     f"GraphDesc.{where}: graph input {e.graph_input_index} feeds tensors that disagree ({why}; "
-                    f"see {first[1]}); every node input one graph input feeds has its data type, sizes and flags",
+                    f"see {first[1]}); the node inputs one graph input feeds must share its data type, sizes and flags",
                     where,
                 )
         for i, m in enumerate(self.intermediate_edges):
@@ -375,8 +376,8 @@ class GraphDesc:
                 for tensor in readers[(i, 0)]:
                     if tensor.total_tensor_size_in_bytes != len(node.data):
                         raise DescriptorError(
-                            f"GraphDesc: {_node_label(nodes, i)} holds {len(node.data)} bytes but feeds a tensor of "
-                            f"total_tensor_size_in_bytes {tensor.total_tensor_size_in_bytes}",
+                            f"GraphDesc: {_node_label(nodes, i)} holds {count(len(node.data), 'byte')} but feeds a "
+                            f"tensor of total_tensor_size_in_bytes {tensor.total_tensor_size_in_bytes}",
                             f"nodes[{i}].data",
                         )
         object.__setattr__(self, "sources", tuple(tuple(s) for s in sources))

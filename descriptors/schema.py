@@ -389,6 +389,9 @@ class ElementwiseRow(Row):
         and dd) of this forward operator; ``grad_use_dst``: the one that reads the forward's
         output instead (oneDNN's ``*_use_dst_for_bwd``). "" where there is none. DirectML's own
         backward operators (ACTIVATION_RELU_GRAD, ELEMENT_WISE_CLIP_GRAD) are rows of their own.
+    converts: the expression produces the output type's value itself (CAST): its CUDA form may name the
+        output type ``O``, its NumPy form writes the output's own type, and a float16/bfloat16 output gets
+        no float32 intermediate from the backends (``compute.ComputePlan.out_compute`` is the output type).
     """
 
     exprs: Exprs
@@ -397,6 +400,7 @@ class ElementwiseRow(Row):
     accuracy: Accuracy | None = None
     grad: str = ""
     grad_use_dst: str = ""
+    converts: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

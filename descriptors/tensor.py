@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from .enums import DataType, TensorFlags
-from .errors import DescriptorError
+from .errors import DescriptorError, count
 
 __all__ = ["TensorDesc", "calc_buffer_tensor_size", "packed_strides"]
 
@@ -34,7 +34,8 @@ def calc_buffer_tensor_size(data_type: DataType, sizes: Sequence[int], strides: 
         raise DescriptorError(f"calc_buffer_tensor_size: {data_type!r} is not a DataType", "data_type") from None
     if strides is not None and len(strides) != len(sizes):
         raise DescriptorError(
-            f"calc_buffer_tensor_size: {len(strides)} strides for {len(sizes)} sizes; give one stride per dimension",
+            f"calc_buffer_tensor_size: {count(len(strides), 'stride')} for {count(len(sizes), 'size')}; "
+            "give one stride per dimension",
             "strides",
         )
     if strides is None:

@@ -1,6 +1,6 @@
 """``validate(desc, feature_level)``: every check DirectML's CreateOperator makes, and ours.
 
-Rules (shared/reference/directml.md sections 1.5, 1.7, 9): dimension counts and data types
+Rules (docs/reference/directml.md sections 1.5, 1.7, 9): dimension counts and data types
 per the operator's tier at the level in force; sizes >= 1; strides in elements, one per
 dimension, 0 meaning broadcast (rejected on outputs: gpuops rule, writes would race, as is
 any other output layout that maps two indices to one element); TotalTensorSizeInBytes >=
@@ -20,7 +20,7 @@ import numpy as np
 from .compute import plan_problem
 from .descs import OperatorDesc, ScaleBias
 from .enums import DataType, FeatureLevel, TensorFlags
-from .errors import DescriptorError
+from .errors import DescriptorError, count
 from .float_range import float_problem, is_number, show_number, show_values
 from .optable import row_of
 from .schema import ElementwiseRow, Field, FieldKind, OpRow, ReductionRow, Tier
@@ -33,6 +33,11 @@ UINT32_MAX = 2**32 - 1
 
 def _names(values: object) -> str:
     return ", ".join(v.name if hasattr(v, "name") else str(v) for v in values)  # type: ignore[attr-defined]
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("an AxisDirection", "a ReduceFunction")."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 class _Checker:
@@ -74,7 +79,7 @@ class _Checker:
         if not tier.allows_dims(n):
             raise self.fail(
                 f"{role}.sizes",
-                f"has {n} dimensions (sizes {t.sizes}); {self.level.name} accepts {lo} to {hi}",
+                f"has {count(n, 'dimension')} (sizes {t.sizes}); {self.level.name} accepts {lo} to {hi}",
                 self.lowest_level(lambda tr: tr.allows_dims(n)),
             )
         allowed = self.allowed_types(tier, role)
@@ -94,14 +99,17 @@ class _Checker:
                 raise self.fail(
                     f"{role}.sizes", f"has size {s} in dimension {i} (sizes {t.sizes}); sizes must be 1 to 2**32-1"
                 )
-        count = math.prod(t.sizes)
-        if count > UINT32_MAX:
-            raise self.fail(f"{role}.sizes", f"holds {count} elements (sizes {t.sizes}); at most 2**32-1 are allowed")
+        elements = math.prod(t.sizes)
+        if elements > UINT32_MAX:
+            raise self.fail(
+                f"{role}.sizes", f"holds {elements} elements (sizes {t.sizes}); at most 2**32-1 are allowed"
+            )
         if t.strides is not None:
             if len(t.strides) != n:
                 raise self.fail(
                     f"{role}.strides",
-                    f"has {len(t.strides)} entries for {n} dimensions (strides {t.strides}, sizes {t.sizes})",
+                    f"has {count(len(t.strides), 'stride')} for {count(n, 'dimension')} "
+                    f"(strides {t.strides}, sizes {t.sizes})",
                 )
             for i, st in enumerate(t.strides):
                 if st < 0 or st > UINT32_MAX:
@@ -213,7 +221,7 @@ class _Checker:
                 except (ValueError, TypeError):
                     raise self.fail(
                         where,
-                        f"must be a {f.enum_type.__name__} (got {show_number(v)}); allowed: {_names(f.enum_type)}",
+                        f"must be {_a(f.enum_type.__name__)} (got {show_number(v)}); allowed: {_names(f.enum_type)}",
                     ) from None
             elif f.kind is FieldKind.DATA_TYPE:
                 if not isinstance(v, DataType) or (out_type is not None and v is not out_type):
@@ -242,7 +250,7 @@ class _Checker:
             f.enum_type(v)
         except (ValueError, TypeError):
             raise self.fail(
-                f.name, f"must be a {f.enum_type.__name__} (got {show_number(v)}); allowed: {_names(f.enum_type)}"
+                f.name, f"must be {_a(f.enum_type.__name__)} (got {show_number(v)}); allowed: {_names(f.enum_type)}"
             ) from None
 
     def scalar(self, where: str, v: object, dt: DataType | None) -> None:
@@ -321,15 +329,15 @@ class _Checker:
         if bad:
             raise self.fail(
                 "axes",
-                f"{show_values(given)} has {show_number(bad[0])}; input_tensor has {n} dimensions, so axes are 0 "
-                f"to {n - 1}",
+                f"{show_values(given)} has {show_number(bad[0])}; input_tensor has {count(n, 'dimension')}, so axes "
+                f"are 0 to {n - 1}",
             )
         if len(set(given)) != len(given):
             raise self.fail("axes", f"{show_values(given)} lists an axis twice; axes must be unique")
         if out.dimension_count != n:
             raise self.fail(
                 f"{out_role}.sizes",
-                f"has {out.dimension_count} dimensions (sizes {out.sizes}); the output keeps the input's "
+                f"has {count(out.dimension_count, 'dimension')} (sizes {out.sizes}); the output keeps the input's "
                 f"{n} (reduced axes have size 1)",
             )
         reduced = {int(a) for a in axes}

@@ -1,6 +1,6 @@
 """DirectML-style buffer binding, checked before anything is written.
 
-Rules (API.md; shared/reference/directml.md section 8, BindInputs): one buffer per tensor in
+Rules (API.md; docs/reference/directml.md section 8, BindInputs): one buffer per tensor in
 the operator's order, ``None`` only for an absent optional tensor; each buffer is a
 C-contiguous array of the backend with the tensor's dtype and at least
 ``total_tensor_size_in_bytes`` bytes; the tensor is read or written through its sizes and
@@ -59,7 +59,7 @@ def _size_hint(t: TensorDesc, need: int) -> str:
     elements = -(-need // item)
     hint = (
         f"the tensor (sizes {tuple(t.sizes)}) needs total_tensor_size_in_bytes = {need}: pad the buffer to "
-        f"{elements} {t.data_type.name} elements"
+        f"{count(elements, t.data_type.name + ' element')}"
     )
     if t.strides is not None and len(t.sizes) > 1:
         packed = [1] * len(t.sizes)
@@ -196,7 +196,9 @@ class BindingPlan:
                 f"{op}: {s.role} buffer has dtype {buf.dtype}; the tensor is {s.tensor.data_type.name} ({s.dtype})"
             )
         if buf.nbytes < s.need:
-            raise BindingError(f"{op}: {s.role} buffer holds {buf.nbytes} bytes; {_size_hint(s.tensor, s.need)}")
+            raise BindingError(
+                f"{op}: {s.role} buffer holds {count(buf.nbytes, 'byte')}; {_size_hint(s.tensor, s.need)}"
+            )
         if s.align:
             ptr = self.pointer(buf)
             if ptr % s.align:

@@ -138,7 +138,7 @@ def read(environ: Mapping[str, str] | None = None) -> Settings:
             values[var.field] = var.parse(text)
         except ValueError:
             raise ConfigError(
-                f"{var.name}={text!r} is not valid: allowed is {var.allowed}; unset or empty means {var.default}",
+                f"{var.name}={text!r} is not valid; allowed: {var.allowed} (unset or empty means {var.default})",
                 var.name,
                 text,
             ) from None

@@ -59,7 +59,7 @@ def _input_buffer(compiled: CompiledOperator, k: int, t: TensorDesc, x: object) 
     else:
         raise ValueError(
             f"{what} has shape {tuple(arr.shape)}; the tensor's sizes are {sizes}. Pass an array of those sizes, or "
-            f"the flat buffer (1-D, at least {n} elements)"
+            f"the flat buffer (1-D, at least {count(n, 'element')})"
         )
     reach = 1 + sum((s - 1) * st for s, st in zip(t.sizes, t.element_strides, strict=True))
     if reach <= flat.size < n:  # it holds every element; DirectML's size rounds up to 4 bytes: pad the rest

@@ -1,6 +1,6 @@
 """``Device``: DirectML's device, operator and compiled-operator model over NumPy or CuPy.
 
-Pipeline as in DirectML (shared/reference/directml.md section 8): ``create_operator``
+Pipeline as in DirectML (docs/reference/directml.md section 8): ``create_operator``
 validates the descriptor at the device's feature level (``IDMLDevice::CreateOperator``),
 ``compile_operator`` lowers it to a kernel (``CompileOperator``), and
 ``CompiledOperator.execute`` binds buffers and runs it (binding table + dispatch in one).
@@ -118,7 +118,7 @@ class Device:
         if not ok:
             raise UnsupportedError(
                 f"max_supported_feature_level: none of {', '.join(lv.name for lv in levels)} is supported "
-                f"(device is at {self.feature_level.name})"
+                f"(the device is at {self.feature_level.name})"
             )
         return max(ok)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from descriptors.errors import count as count  # "1 output", "2 outputs": one helper for every message
+
 __all__ = ["BindingError", "ConfigError", "UnsupportedError"]
 
 
@@ -23,8 +25,3 @@ class ConfigError(ValueError):
         super().__init__(message)
         self.variable = variable
         self.value = value
-
-
-def count(n: int, noun: str) -> str:
-    """``count(1, "output")`` -> ``"1 output"``, ``count(2, "output")`` -> ``"2 outputs"``: messages say it right."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -198,7 +198,7 @@ class GraphBuilder:
         present = [v for v in inputs if v is not None]
         for v in present:
             if not isinstance(v, Value) or v.builder is not self:
-                raise TypeError(f"GraphBuilder.{name}: inputs are Values of this builder (got {v!r})")
+                raise TypeError(f"GraphBuilder.{name}: inputs must be Values of this builder (got {v!r})")
         if row.is_reduction:
             (x,) = present
             axes = tuple(int(a) for a in fields.get("axes", range(len(x.sizes))))
@@ -267,7 +267,7 @@ class GraphBuilder:
             raise TypeError("GraphBuilder.build: pass a non-empty list of Values")
         for v in outputs:
             if not isinstance(v, Value) or v.builder is not self or v.kind != "node":
-                raise ValueError(f"GraphBuilder.build: a graph output is a node's output (got {v!r})")
+                raise ValueError(f"GraphBuilder.build: a graph output must be a node's output (got {v!r})")
         needed: set[int] = set()
         stack = [v.index for v in outputs]
         while stack:

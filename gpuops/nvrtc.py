@@ -2,7 +2,7 @@
 
 ``cupy.cuda.nvrtc`` answers without a driver; ``cupy.cuda.compiler`` does not (it asks the
 runtime for its version first), so this module calls NVRTC directly
-(shared/reference/nvrtc.md). Headers: CuPy's ``_core/include`` and the CUDA runtime's
+(docs/reference/nvrtc.md). Headers: CuPy's ``_core/include`` and the CUDA runtime's
 ``include`` from the ``nvidia-cuda-runtime`` wheel.
 """
 

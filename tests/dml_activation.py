@@ -1,6 +1,6 @@
 """DirectML transcriptions for the activation family, independent of the op table.
 
-From shared/reference/directml.md section 3 (struct fields, "Tensor support", "In-place
+From docs/reference/directml.md section 3 (struct fields, "Tensor support", "In-place
 supported") and 3.1 (the fusable list); same format as dml_unary.py: per tier (level,
 (min dims, max dims), types of every tensor), newest first. test_completeness.py checks the op
 table against them. SOFTMAX/LOG_SOFTMAX/HARDMAX (and their "1" forms) reduce over axes and are

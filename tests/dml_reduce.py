@@ -1,6 +1,6 @@
 """DirectML transcriptions for the reductions, independent of the op table.
 
-Typed by hand from shared/reference/directml.md section 4, "Tensor support by function"
+Typed by hand from docs/reference/directml.md section 4, "Tensor support by function"
 (``DML_REDUCE_OPERATOR_DESC`` per ``DML_REDUCE_FUNCTION``) and the ``DML_ARGMAX`` /
 ``DML_ARGMIN_OPERATOR_DESC`` pages (operators introduced at FL 3.0, which take over REDUCE's
 ARGMAX/ARGMIN). Tiers are newest first: ``(level, (min dims, max dims), input types,

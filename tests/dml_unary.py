@@ -1,6 +1,6 @@
 """DirectML transcriptions for the unary element-wise family, independent of the op table.
 
-From shared/reference/directml.md sections 2.1 (struct fields), 2.3 (in place) and 2.4
+From docs/reference/directml.md sections 2.1 (struct fields), 2.3 (in place) and 2.4
 (tensor-support tables, newest tier first: (level, (min dims, max dims), input types,
 output types or omitted when equal)). test_completeness.py checks the op table against them.
 
@@ -61,6 +61,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "ELEMENT_WISE_IS_INFINITY": (*UNARY, "InfinityMode"),
     # 2.1: special shapes.
     "ELEMENT_WISE_IF": ("ConditionTensor", "ATensor", "BTensor", "OutputTensor"),
+    # directml.md 14: DML_CAST_OPERATOR_DESC {InputTensor, OutputTensor}.
+    "CAST": UNARY,
     "ELEMENT_WISE_CLIP_GRAD": (*CLIP_GRAD, "Min", "Max"),
     "ELEMENT_WISE_CLIP_GRAD1": (*CLIP_GRAD, "MinMaxDataType", "Min", "Max"),
 }
@@ -104,6 +106,14 @@ TABLES: dict[str, list[tuple]] = {
     "ELEMENT_WISE_LOGICAL_NOT": [("3_0", (1, 8), "U32 U8"), ("2_0", (4, 4), "U32 U8"), ("1_0", (4, 4), "U32")],
     "ELEMENT_WISE_BIT_NOT": [("4_1", (1, 8), "F64 " + ALL10), ("3_0", (1, 8), "U32 U16 U8")],
     "ELEMENT_WISE_BIT_COUNT": [("4_1", (1, 8), "F64 " + ALL10, "U32 U8"), ("3_0", (1, 8), "U32 U16 U8", "U32 U8")],
+    # The DML_CAST_OPERATOR_DESC page (learn.microsoft.com); input and output types independent. Its FL 1_0
+    # row is read as far as the published text goes ("FLOAT32, FLOAT16, INT16, INT8, UINT1...").
+    "CAST": [
+        ("4_1", (1, 8), "F64 " + ALL10, "F64 " + ALL10),
+        ("3_1", (1, 8), ALL10, ALL10),
+        ("3_0", (4, 4), ALL10, ALL10),
+        ("1_0", (4, 4), "F32 F16 I16 I8 U16 U8", "F32 F16 I16 I8 U16 U8"),
+    ],
     "ELEMENT_WISE_IF": [
         ("5_0", (1, 8), "F64 " + ALL10, "F64 " + ALL10, {"condition_tensor": "U8"}),
         ("3_0", (1, 8), EIGHT, EIGHT, {"condition_tensor": "U8"}),
@@ -136,4 +146,10 @@ IN_PLACE: set[str] = {
     "CLIP_GRAD",
 }
 # Operators whose DirectML table lists FLOAT64 (data movement and bit operators, directml.md 1.3).
-FLOAT64_OK: set[str] = {"ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_BIT_NOT", "ELEMENT_WISE_BIT_COUNT", "ELEMENT_WISE_IF"}
+FLOAT64_OK: set[str] = {
+    "ELEMENT_WISE_IDENTITY",
+    "ELEMENT_WISE_BIT_NOT",
+    "ELEMENT_WISE_BIT_COUNT",
+    "ELEMENT_WISE_IF",
+    "CAST",
+}

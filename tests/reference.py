@@ -1,6 +1,6 @@
 """Independent references for every operator, written from the DirectML formulas.
 
-Sources: shared/reference/directml.md sections 2.2 and 9 (formulas, edge semantics) and
+Sources: docs/reference/directml.md sections 2.2 and 9 (formulas, edge semantics) and
 API.md's "Semantics that must be the same on both backends". Nothing here reads the op
 table's own expressions: floats are computed in float64 NumPy, integers exactly with Python
 ints and wrapped modulo 2**bits, bit operators on the raw bits as Python ints.

@@ -1,7 +1,7 @@
 """References for the activation family (see opinfo.py for the contract).
 
-Formulas from shared/reference/directml.md section 3 and, for the oneDNN extensions, the
-eltwise page (shared/seeds/003): the textbook forms, rewritten only by exact identities where
+Formulas from docs/reference/directml.md section 3 and, for the oneDNN extensions, the
+eltwise page (docs/seeds/003): the textbook forms, rewritten only by exact identities where
 float64 itself would fail (``1 + erf(z) == erfc(-z)``, ``log(1 + e^z) == z + log(1 + e^-z)``,
 ``0.5 (1 + tanh u) == 1 / (1 + e^-2u)``, ``e^x - 1`` as expm1). Where the argument of a
 steep function is itself rounded (GELU's ``x / sqrt 2``, GELU_TANH's polynomial), it is

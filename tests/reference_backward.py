@@ -1,6 +1,6 @@
 """References for oneDNN's eltwise backward rows (see opinfo.py for the contract).
 
-Each is the seed's "Backward formula" column (shared/seeds/003_0fd48c5d47d20a7e.txt), taken
+Each is the seed's "Backward formula" column (docs/seeds/003_0fd48c5d47d20a7e.txt), taken
 literally and evaluated in float64 with s (or d) = inputs[0] and dd = inputs[1]; the mish
 reference uses the seed's own e^s * omega / delta^2 form. test_backward_formulas.py checks
 these formulas against central differences of the seed's forward column.

@@ -1,6 +1,6 @@
 """References for the unary element-wise family (see opinfo.py for the contract).
 
-Formulas from shared/reference/directml.md sections 2.2 and 9, evaluated point by point with
+Formulas from docs/reference/directml.md sections 2.2 and 9, evaluated point by point with
 Python's ``math`` module in float64 (an implementation independent of NumPy's float32
 loops), or exactly: selections, rounding, integers with Python ints, bits as unsigned ints.
 
@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from opinfo import from_tables
 from reference_common import Expected, f64, float_result, scaled
@@ -373,8 +375,86 @@ def _clip_grad1(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, sca
     return _clip_grad_with(_typed(params["min"], out_dtype), _typed(params["max"], out_dtype), inputs, out_dtype)
 
 
+# --- CAST: every pair of data types, exactly (README "Semantics") ---------------------------------------------
+# Binary formats as (significant bits, exponent of the smallest normal, exponent of the largest finite).
+_FORMATS = {
+    np.dtype(np.float32): (24, -126, 127),
+    np.dtype(np.float16): (11, -14, 15),
+    np.dtype(ml_dtypes.bfloat16): (8, -126, 127),
+}
+
+
+def _round_nearest_even(q: Fraction, fmt: tuple[int, int, int]) -> float:
+    """The rational ``q`` rounded once to the nearest value of a binary format, ties to even; beyond the largest
+    finite value (by half an ulp or more) it is an infinity (IEEE 754 roundTiesToEven)."""
+    p, emin, emax = fmt
+    if q == 0:
+        return 0.0
+    sign, q = (-1.0 if q < 0 else 1.0), abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    ulp = Fraction(2) ** (max(e, emin) - p + 1)
+    k, rem = divmod(q, ulp)
+    if rem * 2 > ulp or (rem * 2 == ulp and k % 2 == 1):
+        k += 1
+    value = k * ulp
+    return sign * (math.inf if value >= Fraction(2) ** (emax + 1) else float(value))
+
+
+def _cast_one(v: float | int, out: np.dtype) -> float | int | bool:
+    if out == np.bool_:
+        return bool(v != 0)  # NaN is nonzero
+    if out.kind in "iu":
+        info = np.iinfo(out)
+        if isinstance(v, float):
+            if math.isnan(v):
+                return 0
+            if math.isinf(v):
+                return info.max if v > 0 else info.min
+            return min(max(math.trunc(v), int(info.min)), int(info.max))
+        return (v - int(info.min)) % (int(info.max) - int(info.min) + 1) + int(info.min)  # wraps
+    if out == np.float64 or (isinstance(v, float) and (math.isnan(v) or math.isinf(v) or v == 0)):
+        return float(v)  # int -> float64: Python rounds to nearest even
+    return _round_nearest_even(Fraction(v), _FORMATS[out])
+
+
+def _cast(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    x = inputs[0]
+    out = np.dtype(out_dtype)
+    if x.dtype.kind in "biu":
+        values: list[float | int] = [int(v) for v in x.ravel().tolist()]
+    else:
+        values = x.astype(np.float64).ravel().tolist()  # float16/bfloat16/float32 are exact in float64
+    flat = [_cast_one(v, out) for v in values]
+    holder = object if out.kind in "iu" else np.float64  # Python ints beyond int64 (uint64) stay exact
+    with np.errstate(invalid="ignore"):  # NaN into bfloat16 (ml_dtypes warns); every value is representable
+        return Expected(np.array(flat, dtype=holder).astype(out).reshape(x.shape), True)
+
+
+def _cast_data(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """Integers over their whole range; floats: random bit patterns (NaN, infinities, subnormals, every
+    magnitude), values around the integer ranges' ends, and halves near zero."""
+    if not dt.is_float:
+        return _raw_bits(dt, shape, rng)
+    n = math.prod(shape)
+    with np.errstate(invalid="ignore"):  # signalling NaN patterns
+        vals = _raw_bits(dt, (n,), rng).astype(np.float64)
+    ends = np.array([2.0**k for k in (7, 8, 15, 16, 31, 32, 63, 64)])
+    pick = rng.random(n)
+    near = pick < 0.3
+    vals[near] = rng.choice(np.concatenate([ends, -ends]), int(near.sum())) * rng.choice(
+        [0.999, 1.0, 1.001], int(near.sum())
+    )
+    small = (pick >= 0.3) & (pick < 0.6)
+    vals[small] = rng.integers(-600, 600, int(small.sum())) / 4.0
+    with np.errstate(over="ignore"):  # 2**64 and friends overflow float16 to infinity, as they should
+        return vals.astype(dt.numpy_dtype).reshape(tuple(shape))
+
+
 REFERENCES.update(
     {
+        "CAST": _cast,
         "ELEMENT_WISE_IDENTITY": _identity,
         "ELEMENT_WISE_ABS": _abs,
         "ELEMENT_WISE_NEGATE": _negate,
@@ -489,6 +569,7 @@ DATA.update(
         "ELEMENT_WISE_BIT_NOT": (_raw_bits,),
         "ELEMENT_WISE_BIT_COUNT": (_raw_bits,),
         "ELEMENT_WISE_IF": (_condition, _raw_bits, _raw_bits),
+        "CAST": (_cast_data,),
     }
 )
 
@@ -801,6 +882,64 @@ EDGES.update(
             ([[0, 2**32 - 1]], {}, [1, 0], True, _io(DataType.UINT32)),
         ],
         # directml.md 2.2's examples.
+        # CAST (README "Semantics"): values worked out by hand from the rules, not from the code.
+        "CAST": [
+            # float -> integer: truncation toward zero, saturation, NaN -> 0, infinities to the ends.
+            (
+                [[_NAN, 1e10, -1e10, 127.9, -128.9, -0.5, 2.5, _INF, -_INF]],
+                {},
+                [0, 127, -128, 127, -128, 0, 2, 127, -128],
+                True,
+                _io(DataType.FLOAT32, DataType.INT8),
+            ),
+            (
+                [[-1.0, 255.9, 256.0, _NAN, 1e300]],
+                {},
+                [0, 255, 255, 0, 255],
+                True,
+                _io(DataType.FLOAT64, DataType.UINT8),
+            ),
+            (
+                [[2.0**63, -(2.0**63), 9.2233715e18, _NAN]],
+                {},
+                [2**63 - 1, -(2**63), 9223371487098961920, 0],
+                True,
+                _io(DataType.FLOAT32, DataType.INT64),
+            ),
+            ([[65504.0, -65504.0, 0.75]], {}, [32767, -32768, 0], True, _io(DataType.FLOAT16, DataType.INT16)),
+            # integer -> integer wraps modulo 2**bits.
+            ([[200, -129, 2**31 - 1]], {}, [-56, 127, -1], True, _io(DataType.INT32, DataType.INT8)),
+            ([[-1, -(2**63)]], {}, [2**64 - 1, 2**63], True, _io(DataType.INT64, DataType.UINT64)),
+            # float64 -> float16: 1 + 2**-11 + 2**-40 is above the midpoint, so it rounds up; through a float32
+            # it would become the midpoint itself and round down to 1 (double rounding).
+            (
+                [[1 + 2**-11 + 2**-40, 1 + 2**-11, 65520.0, 65519.99, 2.0**-25, 2.0**-25 * 1.5, -0.0]],
+                {},
+                [1 + 2**-10, 1.0, _INF, 65504.0, 0.0, 2.0**-24, -0.0],
+                True,
+                _io(DataType.FLOAT64, DataType.FLOAT16),
+            ),
+            # integer -> bfloat16 (8 significant bits): 2**24 + 2**16 + 1 is just above a midpoint, so it rounds
+            # up to 2**24 + 2**17; through float32 it would round twice, down to 2**24.
+            (
+                [[2**24 + 2**16 + 1, 2**24 + 2**16, -(2**31), 3]],
+                {},
+                [2**24 + 2**17, 2**24, -(2.0**31), 3.0],
+                True,
+                _io(DataType.INT32, DataType.BFLOAT16),
+            ),
+            # 64-bit integers -> float32, rounded once to nearest even.
+            (
+                [_U64([2**64 - 1, 2**24 + 1, 2**24 + 3])],
+                {},
+                [2.0**64, 2.0**24, 2.0**24 + 4],
+                True,
+                _io(DataType.UINT64, DataType.FLOAT32),
+            ),
+            # float32 -> bool: nonzero (NaN included) is true; -0.0 is zero.
+            ([[_NAN, 0.0, -0.0, 2.0, -_INF]], {}, [1, 0, 0, 1, 1], True, _io(DataType.FLOAT32, DataType.BOOL)),
+            ([[0, 1]], {}, [0.0, 1.0], True, _io(DataType.BOOL, DataType.FLOAT16)),
+        ],
         "ELEMENT_WISE_BIT_NOT": [
             ([[0, 128, 42, 255]], {}, [255, 127, 213, 0], True, _io(DataType.UINT8)),
             # Floats as raw bits: ~0xBF800000 (-1.0) == 0x407FFFFF, ~0x3F800000 (1.0) == 0xC07FFFFF.

@@ -1,6 +1,6 @@
 """DirectML-style binding: every BindingError, raised before anything is written; in place; the kernel cache.
 
-Rules (API.md, CompiledOperator.execute; shared/reference/directml.md section 8): one buffer
+Rules (API.md, CompiledOperator.execute; docs/reference/directml.md section 8): one buffer
 per tensor in the operator's order; each a C-contiguous array of the backend with the
 tensor's dtype and at least total_tensor_size_in_bytes bytes, whose address is a multiple of
 guaranteed_base_offset_alignment; an output may be the very same buffer as an input only

@@ -3,7 +3,7 @@
 Adding an operator row without a reference, a descriptor class without a row, a tier
 without types for a tensor, or an extension that is not flagged as one fails here. The
 capability tiers are also checked against an independent transcription of
-shared/reference/directml.md section 2.4 (DirectML's doc tables).
+docs/reference/directml.md section 2.4 (DirectML's doc tables).
 """
 
 from __future__ import annotations
@@ -134,8 +134,12 @@ DML_ACTIVATION = {
     "HARD_SWISH",
 }
 DML_REDUCTIONS = {"REDUCE", "ARGMAX", "ARGMIN"}  # directml.md section 4; tables: dml_reduce.py
+DML_OTHER = {"CAST"}  # directml.md section 14
 DML_OPERATORS = (
-    {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE} | {f"ACTIVATION_{n}" for n in DML_ACTIVATION} | DML_REDUCTIONS
+    {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE}
+    | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
+    | DML_REDUCTIONS
+    | DML_OTHER
 )
 
 # DirectML struct fields (directml.md 2.1), in order.

@@ -314,7 +314,7 @@ def test_descriptor_helpers_check_their_arguments() -> None:
         TensorDesc.packed(99, (2,))  # type: ignore[arg-type]
     with pytest.raises(DescriptorError, match="data_type"):
         TensorDesc.broadcast("x", (2,), to=(2,))  # type: ignore[arg-type]
-    with pytest.raises(DescriptorError, match="1 strides for 2 sizes"):
+    with pytest.raises(DescriptorError, match="1 stride for 2 sizes"):
         calc_buffer_tensor_size(F32, (2, 3), (1,))
     desc = ElementWiseAddOperatorDesc(T4, T4, T4)
     validate(desc, "5_1")

@@ -1,4 +1,4 @@
-"""The oneDNN front-end (gpuops/frontends/onednn.py) against the seed (shared/seeds/003, "Eltwise").
+"""The oneDNN front-end (gpuops/frontends/onednn.py) against the seed (docs/seeds/003, "Eltwise").
 
 Every algorithm, forward and backward: bit for bit against the descriptor the README's mapping
 names, built here by hand and run through ``gpuops.Device``; and against the seed's formulas

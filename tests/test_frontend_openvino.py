@@ -1,6 +1,6 @@
 """The OpenVINO front-end (``gpuops.frontends.openvino``): the Divide seed, broadcast rules, op mapping.
 
-Sources: the Divide-1 seed (``shared/seeds/004_*.txt``) and OpenVINO's "Broadcast Rules For
+Sources: the Divide-1 seed (``docs/seeds/004_*.txt``) and OpenVINO's "Broadcast Rules For
 Elementwise Operations" (docs.openvino.ai, operation-sets/broadcast-rules), whose numpy and pdpd
 examples are listed here as written there.
 """

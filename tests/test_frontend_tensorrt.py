@@ -2,8 +2,8 @@
 
 References, none derived from the front-end under test:
 
-- the seeds' examples verbatim: shared/seeds/000_06f18b225ccba1b8.txt (ElementWise, PROD with
-  broadcast) and shared/seeds/002_7f0fd05cb6bc2ed1.txt (Reduce MAX axes=4 keep_dims=True, PROD
+- the seeds' examples verbatim: docs/seeds/000_06f18b225ccba1b8.txt (ElementWise, PROD with
+  broadcast) and docs/seeds/002_7f0fd05cb6bc2ed1.txt (Reduce MAX axes=4 keep_dims=True, PROD
   axes=6 keep_dims=False); the inputs are declared trt.float32 there, so they are float32 here;
 - the seeds' type tables and shape rules, transcribed below by hand (SEED_T1, SEED_T2, REDUCE_T);
 - values computed in float64 NumPy (exact integers and grid floats), with gpuops' documented rules

@@ -1,7 +1,7 @@
 """Fused activations: DirectML's ``FusedActivation`` on ELEMENT_WISE_ADD1, gpuops' extension on
 the other arithmetic binary operators, one kernel for the pair.
 
-Rules (shared/reference/directml.md 3.1; descriptors/validate.py): only the fusable activations,
+Rules (docs/reference/directml.md 3.1; descriptors/validate.py): only the fusable activations,
 with InputTensor = OutputTensor = NULL (None), on a float output; the activation's parameters
 obey its own rules (field paths ``fused_activation.<param>``) at the level in force; the host
 computes in its compute type (float32 for float16/bfloat16, float64 for FLOAT64) and the

@@ -72,7 +72,7 @@ def test_errors_name_the_operator() -> None:
         gb.add(x)
     with pytest.raises(AttributeError, match="no operator 'frobnicate'"):
         gb.frobnicate(x)
-    with pytest.raises(ValueError, match="a graph output is a node's output"):
+    with pytest.raises(ValueError, match="a graph output must be a node's output"):
         gb.build([x])
     with pytest.raises(TypeError, match="no truth value"):
         bool(x > 0)

@@ -1,6 +1,6 @@
 """DML_GRAPH_DESC as data (descriptors/graph.py): every rule DirectML states, one test each.
 
-The rules come from DirectML's DML_GRAPH_DESC and CompileGraph pages (shared/reference/directml.md,
+The rules come from DirectML's DML_GRAPH_DESC and CompileGraph pages (docs/reference/directml.md,
 sections 8 and 13); each refusal must name the edge or node and the field.
 """
 
@@ -119,7 +119,7 @@ def _inputs(*edges: InputEdge) -> dict:
         (_inputs(InputEdge(1, 0, 1), InputEdge(0, 2, 5)), "input_edges[2].to_node_input_index", ["2 inputs", "5"]),
         (_inputs(InputEdge(2, 0, 1), InputEdge(0, 2, 1)), "input_edges[1].graph_input_index", ["input_count is 2"]),
         ({"output_edges": [OutputEdge(2, 0, 1)]}, "output_edges[0].graph_output_index", ["output_count is 1"]),
-        ({"output_edges": [OutputEdge(2, 1, 0)]}, "output_edges[0].from_node_output_index", ["1 outputs"]),
+        ({"output_edges": [OutputEdge(2, 1, 0)]}, "output_edges[0].from_node_output_index", ["1 output ("]),
         (
             {"intermediate_edges": [IntermediateEdge(9, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)]},
             "intermediate_edges[0].from_node_index",
@@ -213,7 +213,7 @@ def test_index_types_and_ranges() -> None:
         chain(input_count=2**4000)
     with pytest.raises(TypeError, match="GraphDesc.nodes: expected a list"):
         chain(nodes=add())
-    with pytest.raises(TypeError, match="name is a str"):
+    with pytest.raises(TypeError, match="name must be a str"):
         OperatorNode(ElementWiseAddOperatorDesc(T, T, T), name=3)  # type: ignore[arg-type]
     assert chain(input_count=np.uint32(2)).input_count == 2
 

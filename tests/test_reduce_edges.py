@@ -1,8 +1,8 @@
 """DML_REDUCE, DML_ARGMAX and DML_ARGMIN: tables, capability queries, examples and edges.
 
 References are hand-written: the tables are tests/dml_reduce.py (typed from
-shared/reference/directml.md section 4), the examples are the DirectML doc's (section 4) and
-TensorRT's Reduce page (shared/seeds/002_7f0fd05cb6bc2ed1.txt), verbatim; edge values are
+docs/reference/directml.md section 4), the examples are the DirectML doc's (section 4) and
+TensorRT's Reduce page (docs/seeds/002_7f0fd05cb6bc2ed1.txt), verbatim; edge values are
 stated by the semantics docstring of descriptors/ops/reduce.py and computed here by hand or
 in float64 NumPy. Nothing is derived from the code under test.
 """
@@ -238,7 +238,7 @@ def test_bad_variant_names() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# TensorRT's Reduce examples (shared/seeds/002_7f0fd05cb6bc2ed1.txt), verbatim
+# TensorRT's Reduce examples (docs/seeds/002_7f0fd05cb6bc2ed1.txt), verbatim
 
 TRT_INPUT = np.array(
     [

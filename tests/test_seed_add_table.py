@@ -1,4 +1,4 @@
-"""The whole ADD page of the seed (shared/seeds/001_2a776cbd5d29bb02.txt, DirectML's page in Russian).
+"""The whole ADD page of the seed (docs/seeds/001_2a776cbd5d29bb02.txt, DirectML's page in Russian).
 
 Transcribed here by hand from the seed text, not from the op table:
 "Поддержка тензоров" (tensor support) lists five tiers, "DML_FEATURE_LEVEL_X_Y и выше"
@@ -27,9 +27,9 @@ from descriptors import (
     validate,
 )
 
-# A verbatim copy of shared/seeds/001_2a776cbd5d29bb02.txt, so the test also runs where shared/ is
-# not beside the checkout (the GPU machine); test_vendored_seed_is_verbatim guards the copy.
-SEED = Path(__file__).resolve().parent / "data" / "seeds" / "001_2a776cbd5d29bb02.txt"
+# The repository's copy of the seed (docs/seeds/), so the test runs wherever the checkout is;
+# test_vendored_seed_is_verbatim guards the copy where the project's shared/ folder is beside it.
+SEED = Path(__file__).resolve().parents[1] / "docs" / "seeds" / "001_2a776cbd5d29bb02.txt"
 _SHARED_SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / SEED.name
 
 

@@ -2,7 +2,7 @@
 
 A DescriptorError message names the operator, the field, the given value, what is allowed at
 the feature level in force, and the lowest feature level that would allow it where one
-exists (API.md). Rules: shared/reference/directml.md sections 1.5, 1.7 and 9.
+exists (API.md). Rules: docs/reference/directml.md sections 1.5, 1.7 and 9.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def test_too_many_elements() -> None:
 
 def test_stride_count_mismatch() -> None:
     t = TensorDesc(F32, (2, 3), (1,))
-    expect_error(add(T23, t, T23), FL.FL_6_4, "b_tensor.strides", "1 entries", "2 dimensions")
+    expect_error(add(T23, t, T23), FL.FL_6_4, "b_tensor.strides", "1 stride for", "2 dimensions")
 
 
 def test_negative_stride() -> None:

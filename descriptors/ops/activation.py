@@ -3,12 +3,12 @@
 Fields: ``{InputTensor, OutputTensor, <parameters>}`` (no ScaleBias on any activation);
 PARAMETERIZED_RELU inserts ``SlopeTensor`` before the output, RELU_GRAD is ``{InputTensor,
 InputGradientTensor, OutputGradientTensor}``. Parameters are FLOAT kernel arguments
-``p_<name>``; defaults are DirectMLX's (shared/reference/directml.md section 3 and 3.1); LINEAR,
+``p_<name>``; defaults are DirectMLX's (docs/reference/directml.md section 3 and 3.1); LINEAR,
 PARAMETRIC_SOFTPLUS and the oneDNN parameters have none. ``fusable`` is DirectML's list of
 activations accepted as a ``FusedActivation`` (section 3.1). Tiers: directml.md section 3,
 "Tensor support"; FLOAT64 and BFLOAT16 are gpuops extensions on every row.
 
-oneDNN eltwise algorithms DirectML lacks (shared/seeds 003, forward formulas) are extension
+oneDNN eltwise algorithms DirectML lacks (docs/seeds/003, forward formulas) are extension
 rows whose tiers mirror the "most activations" table: ACTIVATION_GELU_TANH, _LOG_SIGMOID,
 _MISH, _POW, _BOUNDED_RELU, _CLIP_V2, _SQUARE. oneDNN's relu with alpha is LEAKY_RELU (they
 differ only in the sign of a zero result), clip is ELEMENT_WISE_CLIP, logistic is SIGMOID,

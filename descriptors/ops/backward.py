@@ -4,7 +4,7 @@ One descriptor shape for all of them, DirectML's RELU_GRAD shape plus oneDNN's t
 parameters: ``{input_tensor, input_gradient_tensor, output_gradient_tensor, alpha, beta}``.
 ``input_tensor`` is oneDNN's src, or its dst for the ``*_use_dst_for_bwd`` algorithms;
 ``input_gradient_tensor`` is diff_dst and ``output_gradient_tensor`` diff_src. Formulas are
-the seed's "Backward formula" columns (shared/seeds/003_0fd48c5d47d20a7e.txt), with s (or d)
+the seed's "Backward formula" columns (docs/seeds/003_0fd48c5d47d20a7e.txt), with s (or d)
 = ``x`` and dd = ``y``; ``round`` has no backward (the seed's exception). Where the literal
 formula overflows in float32 (mish's e^{3s}), an algebraically equal stable form is used.
 Products are ordered so that no intermediate leaves the compute type's range where the

@@ -2,7 +2,7 @@
 
 Tier sources: MicrosoftDocs/sdk-api ``sdk-api-src/content/directml/
 ns-directml-dml_element_wise_<op>_operator_desc.md``, newest revision, as transcribed in
-``shared/reference/directml.md`` section 2.4 (page commit given where known).
+``docs/reference/directml.md`` section 2.4 (page commit given where known).
 """
 
 from __future__ import annotations

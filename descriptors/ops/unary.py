@@ -3,7 +3,7 @@
 Most have ``{InputTensor, OutputTensor, ScaleBias}`` (reference section 2.1): the
 ScaleBias applies to the input first, ``f(x * scale + bias)``, in float32. Tier sources:
 sdk-api ``ns-directml-dml_element_wise_<op>_operator_desc.md`` as transcribed in
-shared/reference/directml.md section 2.4 (where that section says a table was not opened and
+docs/reference/directml.md section 2.4 (where that section says a table was not opened and
 is assumed equal to a sibling's, the tier's source says so). Also here: IF (a select on raw
 bits) and the CLIP_GRAD pair (family "grad"), which read more than one tensor.
 
@@ -67,6 +67,11 @@ _AS_CEIL = " (table not opened; assumed equal to CEIL's, directml.md 2.4 caveat)
 _AS_ERF = " (table not opened; assumed equal to ERF's, directml.md 2.4 caveat)"
 _EIGHT = "F32 F16 I32 I16 I8 U32 U16 U8"
 _ALL10 = "F32 F16 all-int"
+_CAST_DOC = "sdk-api ns-directml-dml_cast_operator_desc.md"
+# The FL 1_0 table as far as the published page text reads ("FLOAT32, FLOAT16, INT16, INT8, UINT1..."):
+# INT32/UINT32 are not confirmed there, so gpuops does not assume them below FL 3_0.
+_CAST_1_0 = "F32 F16 I16 I8 U16 U8"
+_CAST_1_0_NOTE = " (FL 1_0 row read up to UINT16/UINT8; INT32/UINT32 not confirmed)"
 
 
 def unary(
@@ -87,11 +92,13 @@ def unary(
     accuracy: Accuracy | None = None,
     grad: str = "",
     grad_use_dst: str = "",
+    converts: bool = False,
 ) -> ElementwiseRow:
     fields = (UNARY_SB_FIELDS if scale_bias else UNARY_FIELDS) + extra_fields
     return ElementwiseRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
+        converts=converts,
         fields=fields,
         domain=domain,
         exprs=Exprs(cuda=cuda, numpy=numpy, numpy_single_ufunc=frozenset(single)),
@@ -146,6 +153,70 @@ def _ext(spec_in: str, spec_out: str | None = None) -> dict[str, frozenset]:
 
 # CUDA helpers of this family. Each has a NumPy twin in ops/unary_numpy.py giving the same bits.
 UNARY_HELPERS: dict[str, Helper] = {
+    "unary_cast": Helper(
+        """
+// CAST: the value of x in the output type O (README "Semantics"; DirectML leaves float -> integer
+// out of range unspecified). Integers: a float truncates toward zero, saturates to O's range, NaN
+// gives 0; an integer wraps modulo 2**bits. bool: x != 0. float32/float64: rounded to nearest even.
+template <typename O> struct gpuops_cast_to {
+  template <typename F> static __device__ __forceinline__ O from_float(F x) {
+    if (x != x) return O(0);
+    if (x <= F(gpuops_int_m<O>())) return gpuops_int_min<O>();
+    if (x >= F(gpuops_int_p<O>())) return gpuops_int_max<O>();
+    return static_cast<O>(x);
+  }
+  static __device__ __forceinline__ O from(float x) { return from_float(x); }
+  static __device__ __forceinline__ O from(double x) { return from_float(x); }
+  template <typename I> static __device__ __forceinline__ O from(I x) { return static_cast<O>(x); }
+};
+template <> struct gpuops_cast_to<bool> {
+  template <typename I> static __device__ __forceinline__ bool from(I x) { return x != I(0); }
+};
+template <> struct gpuops_cast_to<double> {
+  template <typename I> static __device__ __forceinline__ double from(I x) { return static_cast<double>(x); }
+};
+template <> struct gpuops_cast_to<float> {
+  template <typename I> static __device__ __forceinline__ float from(I x) { return static_cast<float>(x); }
+};
+// float16 and bfloat16: x rounded to a float32 *to odd* (its last bit set when inexact); the store then
+// rounds that to nearest even, and the pair rounds x correctly, once: float32 keeps at least two bits more
+// than either type (a plain float32 in between would round twice: 1 + 2**-11 + 2**-40 to float16).
+__device__ __forceinline__ float gpuops_odd_float(double x) {
+  float r = static_cast<float>(x);
+  if (static_cast<double>(r) != x && x == x) {
+    unsigned int b = gpuops_bitcast<unsigned int>(r);
+    if ((b & 1u) == 0u) b = fabs(x) > fabs(static_cast<double>(r)) ? b + 1u : b - 1u;
+    r = gpuops_bitcast<float>(b);
+  }
+  return r;
+}
+template <typename I> __device__ __forceinline__ float gpuops_odd_float_int(I v) {
+  const bool neg = v < I(0);
+  unsigned long long m = static_cast<unsigned long long>(v);
+  if (neg) m = 0ULL - m;
+  unsigned long long sticky = 0ULL;
+  float scale = 1.0f;
+  while (m >> 24) {  // keep 24 significant bits, the dropped ones ORed into the last (round to odd)
+    sticky |= m & 1ULL;
+    m >>= 1;
+    scale *= 2.0f;
+  }
+  const float r = static_cast<float>(m | sticky) * scale;
+  return neg ? -r : r;
+}
+template <> struct gpuops_cast_to<float16> {
+  static __device__ __forceinline__ float from(float x) { return x; }
+  static __device__ __forceinline__ float from(double x) { return gpuops_odd_float(x); }
+  template <typename I> static __device__ __forceinline__ float from(I x) { return gpuops_odd_float_int(x); }
+};
+template <> struct gpuops_cast_to<bfloat16> {
+  static __device__ __forceinline__ float from(float x) { return x; }
+  static __device__ __forceinline__ float from(double x) { return gpuops_odd_float(x); }
+  template <typename I> static __device__ __forceinline__ float from(I x) { return gpuops_odd_float_int(x); }
+};
+""",
+        ("unary_int_limits", "bitcast"),
+    ),
     "unary_int_limits": Helper(
         """
 // Integer range of T, and P = 2**(bits - 1) (signed) or 2**bits (unsigned): a power of two just
@@ -669,6 +740,38 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         helpers=("unary_popcount",),
         domain=Domain.BITS,
         ext={"input_tensor": types("BF16")},
+    ),
+    unary(
+        "CAST",
+        "x in the output's data type: floats round to nearest even (once), floats to integers truncate and "
+        "saturate (NaN -> 0), integers wrap",
+        {"any": "gpuops_cast_to<O>::from(x)"},
+        {"any": npu.cast},
+        (
+            Tier(
+                FL.FL_4_1,
+                (1, 8),
+                {"input_tensor": types("F64 " + _ALL10), "output_tensor": types("F64 " + _ALL10)},
+                (),
+                _CAST_DOC,
+            ),
+            Tier(FL.FL_3_1, (1, 8), {"input_tensor": types(_ALL10), "output_tensor": types(_ALL10)}, (), _CAST_DOC),
+            Tier(FL.FL_3_0, (4, 4), {"input_tensor": types(_ALL10), "output_tensor": types(_ALL10)}, (), _CAST_DOC),
+            Tier(
+                FL.FL_1_0,
+                (4, 4),
+                {"input_tensor": types(_CAST_1_0), "output_tensor": types(_CAST_1_0)},
+                (),
+                _CAST_DOC + _CAST_1_0_NOTE,
+            ),
+        ),  # fmt: skip
+        scale_bias=False,
+        in_place=False,
+        helpers=("unary_cast",),
+        ext=_ext("BF16 BOOL"),
+        converts=True,
+        notes="Every pair of data types (input and output types are independent); float -> integer out of range "
+        "and NaN are gpuops' choice (the README's semantics table).",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_IF",

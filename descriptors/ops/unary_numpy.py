@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
+    "cast",
     "ceil_to",
     "clip1",
     "clip_float",
@@ -32,6 +34,66 @@ __all__ = [
     "threshold_float",
     "threshold_int",
 ]
+
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _odd_float32(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 *to odd* (the last bit set when inexact): rounded once more to nearest even into
+    float16 or bfloat16, the pair rounds ``x`` correctly (``gpuops_odd_float``, ``gpuops_odd_float_int``)."""
+    if x.dtype == np.float32:
+        return x
+    if x.dtype == np.float64:
+        r = x.astype(np.float32)
+        back = r.astype(np.float64)
+        bits = r.view(np.uint32).copy()
+        fix = (back != x) & (x == x) & ((bits & 1) == 0)
+        up = np.abs(x) > np.abs(back)
+        bits[fix & up] += np.uint32(1)
+        bits[fix & ~up] -= np.uint32(1)
+        return bits.view(np.float32)
+    # Integers (and bool): keep 24 significant bits of |x|, the dropped bits ORed into the last one.
+    neg = x < 0
+    m = x.astype(np.uint64)
+    m = np.where(neg, np.uint64(0) - m, m)
+    sticky = np.zeros(m.shape, np.uint64)
+    scale = np.ones(m.shape, np.float32)
+    while True:
+        wide = m >> np.uint64(24) != 0
+        if not wide.any():
+            break
+        sticky |= m & wide.astype(np.uint64)
+        m = np.where(wide, m >> np.uint64(1), m)
+        scale = np.where(wide, scale * np.float32(2), scale)
+    r = (m | sticky).astype(np.float32) * scale
+    return np.where(neg, -r, r)
+
+
+def _float_to_int(x: np.ndarray, out: np.ndarray) -> None:
+    """Truncation toward zero, saturated to ``out``'s range, NaN -> 0 (``gpuops_cast_to<O>::from_float``)."""
+    info = np.iinfo(out.dtype)
+    bits = out.dtype.itemsize * 8
+    p = x.dtype.type(2.0 ** (bits - 1 if info.min < 0 else bits))  # a power of two: exact in float32
+    low, high = x <= x.dtype.type(info.min), x >= p
+    inside = ~(low | high | np.isnan(x))
+    np.copyto(out, 0, casting="unsafe")
+    np.copyto(out, np.trunc(x), casting="unsafe", where=inside)
+    np.copyto(out, info.min, casting="unsafe", where=low)
+    np.copyto(out, info.max, casting="unsafe", where=high)
+
+
+def cast(x: np.ndarray, *, out: np.ndarray) -> None:
+    """CAST into ``out``'s own data type (the row converts: ``out`` is never a float32 stand-in for float16)."""
+    target = out.dtype
+    if target == np.bool_:
+        np.not_equal(x, 0, out=out)
+    elif target in _HALF:
+        np.copyto(out, _odd_float32(x), casting="unsafe")
+    elif target.kind == "f" or x.dtype.kind in "biu":  # to float32/float64 (rounded once), or integer to integer
+        np.copyto(out, x, casting="unsafe")
+    else:
+        _float_to_int(x, out)
 
 
 def identity(x: np.ndarray, *, out: np.ndarray) -> None:

@@ -122,9 +122,9 @@ def _refusal(path: Path, forbidden: int) -> str | None:
     if geteuid is not None and st.st_uid != geteuid():
         return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
     if st.st_mode & forbidden:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, group or others have access (chmod 700 it)"
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so group or others have access (chmod 700 it)"
     if not st.st_mode & stat.S_IWUSR:  # numba would put its cache elsewhere, unchecked
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, this user cannot write it"
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so this user cannot write it"
     return None
 
 

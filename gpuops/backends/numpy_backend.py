@@ -4,7 +4,7 @@ Fast path: a row whose NumPy expression is one ufunc, on operands already in the
 type, runs as a single ufunc call straight on strided views of the bound buffers (NumPy
 handles exact in-place aliasing itself). Every other case (float16/bfloat16 computed in
 float32, raw-bit views, ScaleBias, multi-step expressions) runs over chunks of about
-64 Ki elements so the float32 intermediates stay in cache (shared/reference/performance.md
+64 Ki elements so the float32 intermediates stay in cache (docs/reference/performance.md
 3.4, 4.1) and no full-size temporary is ever allocated.
 """
 
@@ -39,7 +39,7 @@ CHUNK = 1 << 16
 TILE = 256
 # Split a single-ufunc call across threads from this many elements on: NumPy's ufunc loops
 # release the GIL, and two threads over halves ran np.add 1.9x faster than one call at 5e7
-# on a 2-core machine (shared/reference/performance.md); below a few MiB the pool's
+# on a 2-core machine (docs/reference/performance.md); below a few MiB the pool's
 # ~50 us per call costs more than it gains.
 THREAD_MIN = 1 << 21
 # Blocks of a threaded single-ufunc call: a few hundred microseconds of work each, so the
@@ -88,7 +88,7 @@ def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[np.ndarray],
     """A function giving the tensor's view of a bound buffer (sizes and element strides).
 
     Packed tensors are a slice and a reshape (sub-microsecond); others an ``np.ndarray``
-    over the buffer with byte strides (shared/reference/performance.md 3.8). ``flat=True``
+    over the buffer with byte strides (docs/reference/performance.md 3.8). ``flat=True``
     (all tensors of an element-wise operator packed with one shape): the first
     ``element_count`` elements as they are, 1-D, which the element-wise math does not mind.
     """
@@ -165,7 +165,7 @@ def _tiles(shape: tuple[int, ...]) -> list[Any]:
     """TILE x TILE tiles of the last two axes (for every index of the others).
 
     A transposed operand read tile by tile touches TILE-element runs of its rows, instead of
-    one element per cache line across the whole array (shared/reference/performance.md 4.1:
+    one element per cache line across the whole array (docs/reference/performance.md 4.1:
     the 6-7x cliff, 2.9x back with 256 x 256 tiles).
     """
     *head, rows, cols = shape

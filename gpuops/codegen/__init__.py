@@ -197,6 +197,8 @@ def node_body(
         lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
     expr = row.exprs.cuda_for(plan.value_class)
     oc = C_TYPES[out_type]
+    if row.converts:  # the expression names the output type (CAST)
+        lines.append(f"typedef {oc} O;")
     result_type = C_TYPES[plan.out_compute]
     helpers = list(row.helpers)
     if fused is not None:

@@ -3,7 +3,7 @@
 Pure string work, like ``gpuops.codegen``. The per-element statements are the spec's own
 ``operation``, pasted once per element with each input bound as ``const T &name`` and the
 output as ``O &name``, exactly as CuPy's ``ElementwiseKernel`` binds them; only the indexing
-around them differs (shared/reference/performance.md section 4.2, paths (a) and (b)):
+around them differs (docs/reference/performance.md section 4.2, paths (a) and (b)):
 
 - ``flat``: one 1-D grid-stride loop over packs of ``pack`` elements (``16 // largest item
   size``) loaded and stored as aligned structs (``gpuops_fast_pack``, PyTorch's

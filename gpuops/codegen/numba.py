@@ -8,7 +8,7 @@ exactly (``+ - * /``, ``sqrt``, ``fabs``, comparisons, ``&& || !``, ``?:``, the 
 those, inlined from their source in ``descriptors/cuda_helpers.py``), the same expression is
 translated to Python and compiled by numba into one loop that loads each element once,
 converts, scales (ScaleBias), applies the operator and the fused activation in registers and
-stores once (shared/reference/performance.md 4.1.6 and 4.1.10). Every such operation gives
+stores once (docs/reference/performance.md 4.1.6 and 4.1.10). Every such operation gives
 the same bits however it is compiled (no FMA contraction, no fast-math), so the loop is
 bit-identical to the NumPy path; ``tests/test_numba_loops.py`` checks that for every row and
 data type this tier accepts. Rows with any other function (``exp``, ``tanh``, other gpuops

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import config
+from ..errors import count
 
 __all__ = [
     "CompileError",
@@ -193,9 +194,9 @@ def _refusal(path: Path) -> str | None:
     if geteuid is not None and st.st_uid != geteuid():
         return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
     if st.st_mode & 0o077:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, group or others have access (chmod 700 it)"
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so group or others have access (chmod 700 it)"
     if not st.st_mode & stat.S_IWUSR:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, this user cannot write it"
+        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so this user cannot write it"
     return None
 
 
@@ -357,12 +358,15 @@ class HostKernel:
         if shared_mem:
             raise ValueError(f"kernel {self.name}: dynamic shared memory is not emulated (shared_mem={shared_mem})")
         if len(args) != len(self.param_sizes):
-            raise ValueError(f"kernel {self.name} takes {len(self.param_sizes)} parameters, got {len(args)} arguments")
+            raise ValueError(
+                f"kernel {self.name} takes {count(len(self.param_sizes), 'parameter')}, "
+                f"got {count(len(args), 'argument')}"
+            )
         buffers = []
         for i, (a, size) in enumerate(zip(args, self.param_sizes, strict=True)):
             raw = bytes(a)
             if len(raw) != size:
-                raise ValueError(f"kernel {self.name}: parameter {i} takes {size} bytes, got {len(raw)}")
+                raise ValueError(f"kernel {self.name}: parameter {i} takes {count(size, 'byte')}, got {len(raw)}")
             buffers.append(ctypes.create_string_buffer(raw, max(size, 1)))  # malloc: 16-byte aligned
         ptrs = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
         self._launch(dims[0], dims[1], ptrs)

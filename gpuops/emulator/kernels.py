@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ..errors import count
 from .build import HostKernel, KernelSource, build
 from .packing import raw_argument
 
@@ -106,7 +107,7 @@ def launch(
         return
     sizes = kernel.param_sizes
     if len(args) != len(sizes):
-        raise TypeError(f"kernel {kernel.name} takes {len(sizes)} arguments, {len(args)} given")
+        raise TypeError(f"kernel {kernel.name} takes {count(len(sizes), 'argument')}, {len(args)} given")
     raw = []
     for i, ((full, ptr), size) in enumerate(zip(args, sizes, strict=True)):
         if len(full) == size:
@@ -115,7 +116,8 @@ def launch(
             raw.append(ptr)
         else:
             raise TypeError(
-                f"kernel {kernel.name}: argument {i} is {len(full)} bytes, its parameter takes {size} bytes "
+                f"kernel {kernel.name}: argument {i} is {count(len(full), 'byte')}, its parameter takes "
+                f"{count(size, 'byte')} "
                 "(pass a NumPy scalar of the parameter's type)"
             )
     kernel.launch(grid, block, raw, shared_mem)

@@ -311,7 +311,10 @@ def _target(arrays: Arrays, out: object, like: Any, name: str, like_name: str, a
         raise TypeError(f"{where}({alg}): {name} must be an array to write into (or None), got {type(out).__name__}")
     arr: Any = like if out is like else arrays.asarray(out, name)
     if tuple(arr.shape) != tuple(like.shape):
-        raise ValueError(f"{where}({alg}): {name} has shape {tuple(arr.shape)}, {like_name} {tuple(like.shape)}")
+        raise ValueError(
+            f"{where}({alg}): {name} has shape {tuple(arr.shape)}, {like_name} {tuple(like.shape)}; "
+            "oneDNN requires the same shape"
+        )
     if arr.dtype != like.dtype:
         raise TypeError(
             f"{where}({alg}): {name} has dtype {_dtype_name(arr.dtype)}, {like_name} {_dtype_name(like.dtype)}; "
@@ -432,7 +435,10 @@ def eltwise_backward(
             "gpuops needs one data type for both"
         )
     if tuple(x.shape) != tuple(dy.shape):
-        raise ValueError(f"{where}({alg}): {data_name} has shape {tuple(x.shape)}, diff_dst {tuple(dy.shape)}")
+        raise ValueError(
+            f"{where}({alg}): {data_name} has shape {tuple(x.shape)}, diff_dst {tuple(dy.shape)}; "
+            "gpuops needs one shape for both"
+        )
     target = (
         None
         if diff_src is None

@@ -2,7 +2,7 @@
 
 CuPy's ``ElementwiseKernel`` makes no 16-byte vector accesses, and its ``CIndexer`` pays a
 division per dimension per element once a broadcast blocks merging the operands to 1-D
-(shared/reference/performance.md section 1.4; sonots/cumo#348: ``[1024,3072] + [3072]`` at 321
+(docs/reference/performance.md section 1.4; sonots/cumo#348: ``[1024,3072] + [3072]`` at 321
 vs 968 GB/s from that division alone). Section 4.2 plans two fast paths, chosen on the host
 from the descriptor's (sizes, element strides), once per compiled operator:
 
@@ -156,7 +156,9 @@ def plan_fast(inputs: Sequence[Layout], output: Layout, itemsizes: Sequence[int]
     strides = [tuple(int(s) for s in st) for _, st in layouts]
     for k, (sz, st) in enumerate(layouts):
         if tuple(sz) != sizes or len(st) != len(sizes):
-            raise ValueError(f"plan_fast: operand {k} has sizes {tuple(sz)} strides {tuple(st)}; the output {sizes}")
+            raise ValueError(
+                f"plan_fast: operand {k} has sizes {tuple(sz)} strides {tuple(st)}; the output has sizes {sizes}"
+            )
     n = math.prod(sizes)
     if n == 0 or n >= INDEX_LIMIT:
         return None
