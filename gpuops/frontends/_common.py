@@ -19,13 +19,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from descriptors import DataType, OperatorDesc, TensorDesc
+from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
 
 from ..device import CompiledOperator, Device
 
 __all__ = [
     "Arrays",
     "arrays",
+    "cast",
     "compiled",
     "data_type",
     "default_device",
@@ -152,6 +153,18 @@ def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) 
     compiled(device, desc).execute(bufs, [target])
     if target is not out:
         out[...] = target[: out.size]
+
+
+def cast(device: Device, x_in: object, target: DataType, where: str) -> Any:
+    """``x_in`` converted to ``target`` by DirectML's CAST (README "Semantics"), as the caller's kind of array.
+    An empty array needs no kernel (DirectML sizes are >= 1)."""
+    arrs = arrays(device)
+    x = arrs.asarray(x_in, f"{where}: input")
+    src = data_type(x, f"{where}: input")
+    out = empty(arrs.xp, x.shape, target)
+    if 0 not in x.shape:
+        run(device, desc_class("CAST")(tensor(src, x.shape), tensor(target, x.shape)), [x], out)
+    return return_like(x_in, out)
 
 
 def return_like(template: object, out: Any) -> Any:

@@ -59,10 +59,11 @@ Rules:
   value. ``eltwise_round`` has no backward: ``eltwise_backward`` raises ``ValueError``.
 - Data types (the seed, "Data Type Support"). Forward: f32, bf16 and f16 run the row in their
   own type (the core computes f16/bf16 in float32 and rounds once); s32, s8 and u8 go through
-  an f32 intermediate: src is converted to float32 (exact for s8/u8, s32 rounded to nearest
-  even), the float32 row runs, the result is rounded to an integer by ELEMENT_WISE_ROUND
-  (halves to even, as oneDNN's round-to-nearest conversion), saturated to the type's range
-  and NaN written as 0. Backward: f32 and bf16 only, with diff_dst and data of one type (the
+  an f32 intermediate: src is converted to float32 by CAST (exact for s8/u8, s32 rounded to
+  nearest even), the float32 row runs, the result is rounded to an integer by
+  ELEMENT_WISE_ROUND (halves to even, as oneDNN's round-to-nearest conversion) and converted
+  back by CAST (saturated to the type's range, NaN written as 0): three operators on the
+  device, no host-side conversion. Backward: f32 and bf16 only, with diff_dst and data of one type (the
   seed gives f16 and the integer types no backward). Any other dtype (float64, int16, ...)
   is a ``TypeError`` naming the algorithm, the argument and the allowed types.
 - dst has src's shape and dtype, diff_src diff_dst's, and data must have diff_dst's shape
@@ -345,16 +346,22 @@ def _execute(arrays: Arrays, desc: OperatorDesc, inputs: list[Any], target: Any)
     target[...] = tmp.reshape(target.shape)
 
 
+def _cast(arrays: Arrays, x: Any, dt: DataType) -> Any:
+    """``x`` converted to ``dt`` by DirectML's CAST (README "Semantics": floats round to nearest even; to an
+    integer a float truncates and saturates, NaN -> 0)."""
+    out = empty(arrays.xp, x.shape, dt)
+    desc = desc_class("CAST")(tensor(DataType.from_numpy(x.dtype), x.shape), tensor(dt, x.shape))
+    run(arrays.device, desc, [x], out)
+    return out.reshape(x.shape)
+
+
 def _to_int(arrays: Arrays, r32: Any, dt: DataType) -> Any:
-    """A float32 result as ``dt``: rounded (ELEMENT_WISE_ROUND, halves to even), saturated, NaN -> 0."""
-    xp = arrays.xp
+    """A float32 result as ``dt``: rounded (ELEMENT_WISE_ROUND, halves to even), then CAST (an integral value:
+    saturated to the type, NaN -> 0)."""
     t = tensor(DataType.FLOAT32, r32.shape)
     rnd = desc_class("ELEMENT_WISE_ROUND")(t, t, rounding_mode=RoundingMode.HALVES_TO_NEAREST_EVEN)
     run(arrays.device, rnd, [r32], r32)  # in place: ROUND runs in place, identical descriptors
-    info = np.iinfo(dt.numpy_dtype)
-    r64 = r32.astype(np.float64)  # exact; float64 holds every int32 bound exactly
-    r64 = xp.where(xp.isnan(r64), 0.0, xp.clip(r64, float(info.min), float(info.max)))
-    return r64.astype(dt.numpy_dtype)
+    return _cast(arrays, r32, dt)
 
 
 def eltwise_forward(
@@ -389,7 +396,7 @@ def eltwise_forward(
         desc = forward_desc(alg, dt, x.shape, a, b)
         if dt in _VIA_F32:
             r32 = empty(arrays.xp, x.shape, DataType.FLOAT32)
-            run(dev, desc, [x.astype(np.float32)], r32)
+            run(dev, desc, [_cast(arrays, x, DataType.FLOAT32)], r32)
             out[...] = _to_int(arrays, r32, dt).reshape(x.shape)
         else:
             _execute(arrays, desc, [x], out)

@@ -71,11 +71,12 @@ from descriptors import DataType, OperatorDesc, desc_class
 
 from ..device import Device
 from ._common import arrays as _common_arrays
-from ._common import data_type, default_device, return_like, run, tensor
+from ._common import cast, data_type, default_device, return_like, run, tensor
 
 __all__ = [
     "add",
     "broadcast_shape",
+    "convert",
     "divide",
     "floor_mod",
     "maximum",
@@ -317,3 +318,43 @@ def squared_difference(
     types are a ``TypeError``. Integers wrap.
     """
     return _binary("squared_difference", "ELEMENT_WISE_DIFFERENCE_SQUARE", a, b, auto_broadcast, axis, device)
+
+
+#: OpenVINO's element type names (Convert-1's ``destination_type``) and the gpuops type of each.
+ELEMENT_TYPES: dict[str, DataType] = {
+    "f64": DataType.FLOAT64,
+    "f32": DataType.FLOAT32,
+    "f16": DataType.FLOAT16,
+    "bf16": DataType.BFLOAT16,
+    "i64": DataType.INT64,
+    "i32": DataType.INT32,
+    "i16": DataType.INT16,
+    "i8": DataType.INT8,
+    "u64": DataType.UINT64,
+    "u32": DataType.UINT32,
+    "u16": DataType.UINT16,
+    "u8": DataType.UINT8,
+    "boolean": DataType.BOOL,
+}
+
+
+def convert(data: object, destination_type: object, *, device: Device | None = None) -> Any:
+    """OpenVINO's Convert-1: every element of ``data`` as ``destination_type`` (``"f16"``, ``"i32"``,
+    ``"boolean"``, ... or anything ``DataType.parse`` reads), by DirectML's ``CAST``. Where OpenVINO leaves a
+    conversion undefined (a float out of an integer type's range) gpuops' rule holds (README "Semantics":
+    truncation toward zero, saturation, NaN -> 0); to ``boolean`` nonzero is true. Returns an array of
+    ``data``'s kind."""
+    where = "openvino.convert"
+    dev = default_device() if device is None else device
+    if not isinstance(dev, Device):
+        raise TypeError(f"{where}: device must be a gpuops.Device (got {type(dev).__name__})")
+    target = ELEMENT_TYPES.get(destination_type) if isinstance(destination_type, str) else None
+    if target is None:
+        try:
+            target = DataType.parse(destination_type)
+        except (TypeError, ValueError, KeyError):
+            allowed = ", ".join(ELEMENT_TYPES)
+            raise TypeError(
+                f"{where}: destination_type {destination_type!r} is not an element type; allowed: {allowed}"
+            ) from None
+    return cast(dev, data, target, where)

@@ -31,6 +31,7 @@ Reduce PROD              ``REDUCE``, ``ReduceFunction.MULTIPLY``            T
 Reduce MAX               ``REDUCE``, ``ReduceFunction.MAX``                 T
 Reduce MIN               ``REDUCE``, ``ReduceFunction.MIN``                 T
 Reduce AVG               ``REDUCE``, ``ReduceFunction.AVERAGE``             T
+Cast                     ``CAST``                                           to_type
 =======================  =================================================  ======
 
 Rules (TensorRT's, checked here before any descriptor is built; ``TypeError`` for types,
@@ -86,7 +87,7 @@ from descriptors.float_range import show_number
 from ..device import Device
 from . import _common
 
-__all__ = ["ElementWiseOperation", "ReduceOperation", "axes_from_bitmask", "elementwise", "reduce"]
+__all__ = ["ElementWiseOperation", "ReduceOperation", "axes_from_bitmask", "cast", "elementwise", "reduce"]
 
 
 class ElementWiseOperation(enum.Enum):
@@ -337,3 +338,39 @@ def reduce(input: Any, op: ReduceOperation | str, axes: int, keep_dims: bool, *,
     if not keep_dims:
         out = out.reshape(tuple(s for i, s in enumerate(shape) if i not in reduced))
     return _common.return_like(input, out)
+
+
+#: TensorRT's ``DataType`` names (``trt.DataType.HALF``, C++ ``DataType::kHALF``) and the gpuops type of each.
+CAST_TYPES: dict[str, DataType] = {
+    "FLOAT": DataType.FLOAT32,
+    "HALF": DataType.FLOAT16,
+    "BF16": DataType.BFLOAT16,
+    "INT8": DataType.INT8,
+    "INT32": DataType.INT32,
+    "INT64": DataType.INT64,
+    "UINT8": DataType.UINT8,
+    "BOOL": DataType.BOOL,
+}
+
+
+def cast(input: Any, to_type: object, *, device: Device | None = None) -> Any:
+    """TensorRT's Cast layer (``network.add_cast(input, to_type)``): every element of ``input`` as ``to_type``.
+
+    ``to_type``: a TensorRT ``DataType`` name (``"HALF"``, ``"kHALF"``, any case) or anything
+    ``DataType.parse`` reads (``np.float16``, ``"float16"``). DirectML's ``CAST`` runs it, with gpuops' rules
+    where a value does not fit (README "Semantics": floats truncate and saturate into integers, NaN gives 0;
+    integers wrap; floats round once to nearest even). Returns an array of ``input``'s kind.
+    """
+    fn = "tensorrt.cast"
+    name = to_type.upper() if isinstance(to_type, str) else None
+    if name is not None and name[:1] == "K" and name[1:] in CAST_TYPES:
+        name = name[1:]
+    if name in CAST_TYPES:
+        target = CAST_TYPES[name]
+    else:
+        try:
+            target = DataType.parse(to_type)
+        except (TypeError, ValueError, KeyError):
+            allowed = ", ".join(CAST_TYPES)
+            raise TypeError(f"{fn}: to_type {to_type!r} is not a TensorRT DataType; allowed: {allowed}") from None
+    return _common.cast(_device(device, fn), input, target, fn)

@@ -95,7 +95,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "unary, Clip, Where": (
         "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Ceil", "Floor", "Round", "Sign", "Erf",
         "IsNaN", "IsInf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh",
-        "Asinh", "Acosh", "Atanh", "Identity", "Clip", "Where",
+        "Asinh", "Acosh", "Atanh", "Identity", "Clip", "Where", "Cast", "CastLike",
     ),
     "activation": (
         "Sigmoid", "HardSigmoid", "HardSwish", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu",
@@ -308,7 +308,7 @@ def require(device: gpuops.Device, op: str, dtypes: Mapping[str, DataType], vari
             raise Unsupported(f"unsupported data type: {label} {role} takes {names}; not {dt.name}")
     problem = plan_problem(row_of(op), dtypes, False)
     if problem is not None:
-        raise Unsupported(f"unsupported data type combination: {label} {problem[0]}: {problem[1]}")
+        raise Unsupported(f"unsupported data type combination: {label} {problem[0]} {problem[1]}")
 
 
 def _roles(op: str) -> tuple[list[str], str]:
@@ -481,6 +481,18 @@ for _onnx, _dml in [
 BUILDERS["Round"] = _simple_unary("ELEMENT_WISE_ROUND", rounding_mode=RoundingMode.HALVES_TO_NEAREST_EVEN)
 BUILDERS["IsNaN"] = _simple_unary("ELEMENT_WISE_IS_NAN", DataType.BOOL)
 BUILDERS["Softplus"] = _simple_unary("ACTIVATION_SOFTPLUS", steepness=1.0)
+
+
+@_register("Cast", "CastLike")
+def _cast(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
+    """CAST to ``to`` (Cast) or to the second input's type (CastLike); the float8 ``saturate`` attribute has
+    nothing to say for gpuops' types."""
+    x = inputs[0]
+    if node.op_type == "CastLike":
+        target = _dt(inputs[1])
+    else:
+        target = DataType.from_numpy(onnx.helper.tensor_dtype_to_np_dtype(node.attr("to")))
+    return [elementwise(device, "CAST", [x], x.shape, target)]
 
 
 @_register("IsInf")
@@ -671,6 +683,7 @@ def grade(expected: np.ndarray, actual: np.ndarray, what: str = "output") -> Non
 PARAMETER_INPUTS: dict[str, frozenset[int]] = {
     **dict.fromkeys(_REDUCE_FUNCTION, frozenset({1})),
     "Clip": frozenset({1, 2}),
+    "CastLike": frozenset({1}),  # only its data type is read (the node tests pass an empty one)
 }
 
 
