@@ -102,6 +102,16 @@ class GraphPlan:
         return len(self.steps)
 
 
+def _readers(graph: GraphDesc) -> dict[tuple[int, int], set[int]]:
+    """The nodes reading each (node, output index) value."""
+    readers: dict[tuple[int, int], set[int]] = {}
+    for i, srcs in enumerate(graph.sources):
+        for s in srcs:
+            if s is not None and s.node is not None:
+                readers.setdefault((s.node, s.index), set()).add(i)
+    return readers
+
+
 def _is_elementwise(node: OperatorNode | ConstantNode) -> bool:
     return isinstance(node, OperatorNode) and not node.desc.row.is_reduction and len(node.outputs) == 1
 
@@ -174,11 +184,7 @@ def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
     """Each reduction whose input is the one value an element-wise group lets out (read by the reduction only,
     not a graph output) takes that group in as its prologue: one group, the reduction last."""
     owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
-    readers: dict[tuple[int, int], set[int]] = {}
-    for i, srcs in enumerate(graph.sources):
-        for s in srcs:
-            if s is not None and s.node is not None:
-                readers.setdefault((s.node, s.index), set()).add(i)
+    readers = _readers(graph)
     outputs = {(s.node, s.index) for s in graph.outputs}
     merged: dict[int, int] = {}  # element-wise group -> the reduction's group that took it
     for g, nodes in enumerate(groups):
@@ -221,11 +227,7 @@ def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
     result is read by that front alone (not a graph output) and the front lets out one value. The rest of that
     group stays a group of its own, reading the front's value."""
     owner = {i: g for g, nodes in enumerate(groups) for i in nodes}
-    readers: dict[tuple[int, int], set[int]] = {}
-    for i, srcs in enumerate(graph.sources):
-        for s in srcs:
-            if s is not None and s.node is not None:
-                readers.setdefault((s.node, s.index), set()).add(i)
+    readers = _readers(graph)
     outputs = {(s.node, s.index) for s in graph.outputs}
     taken: dict[int, list[int]] = {}  # the reduction's group -> its epilogue's nodes
     for g, nodes in enumerate(groups):
@@ -286,11 +288,7 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
     descs = {i: _rewritten(graph, i) for nodes in groups for i in nodes}
 
     # Where each node output is read: by which nodes, and as which graph outputs.
-    readers: dict[tuple[int, int], set[int]] = {}
-    for i, srcs in enumerate(graph.sources):
-        for s in srcs:
-            if s is not None and s.node is not None:
-                readers.setdefault((s.node, s.index), set()).add(i)
+    readers = _readers(graph)
     graph_outputs: dict[tuple[int, int], list[int]] = {}
     for g, src in enumerate(graph.outputs):
         assert src.node is not None
