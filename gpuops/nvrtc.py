@@ -91,8 +91,8 @@ def compile_source(
 ) -> str:
     """Compile one translation unit to PTX; raise RuntimeError with the NVRTC log on failure.
 
-    ``debug=True`` adds ``--device-debug``, which skips NVVM's optimizer: about 3x faster,
-    and still every front-end (C++) error, which is what the test-suite checks look for.
+    ``debug=True`` adds ``--device-debug``, which skips NVVM's optimizer: much faster to
+    compile, and still every front-end (C++) error, which is what the test-suite checks look for.
     ``syntax_only=True`` runs the C++ front end alone (``-fdevice-syntax-only``: parsing,
     overloads, template instances; no PTX, returns ``""``), ten times faster again; an NVRTC
     without that option gets the debug build instead. ``options``: extra NVRTC options (a fused graph kernel's
