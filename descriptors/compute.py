@@ -94,7 +94,7 @@ def plan_problem(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
         return "scale_bias", f"is not supported for 64-bit types ({primary_role} is {primary.name}; DirectML PR #275)"
     if has_scale_bias and not primary.is_float:
         return "scale_bias", f"is not defined on an integer {primary_role} ({primary.name})"
-    if row.domain is Domain.ARITH and not primary.is_float:
+    if row.domain is Domain.ARITH and not primary.is_float and not getattr(row, "converts", False):
         for r in (r for r in in_roles if r != primary_role):
             if dtypes[r].is_float:
                 return (
@@ -102,4 +102,5 @@ def plan_problem(row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: boo
                     f"is {dtypes[r].name}; a float {r} with an integer {primary_role} ({primary.name}) is not defined; "
                     "use an integer type",
                 )
-    return None
+    rule = getattr(row, "type_rule", None)
+    return rule(dtypes) if rule is not None else None

@@ -77,6 +77,8 @@ __all__ = [
     "ElementWiseBitNotOperatorDesc",
     "ElementWiseBitCountOperatorDesc",
     "CastOperatorDesc",
+    "ElementWiseQuantizeLinearOperatorDesc",
+    "ElementWiseDequantizeLinearOperatorDesc",
     "ElementWiseIfOperatorDesc",
     "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipGrad1OperatorDesc",
@@ -759,6 +761,28 @@ class CastOperatorDesc(OperatorDesc):
 
     row: ClassVar[ElementwiseRow]
     input_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ElementWiseQuantizeLinearOperatorDesc(OperatorDesc):
+    """``DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC``: clamp(round(input / scale) + zero_point, Min, Max),
+    rounding half to even, in float32.
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    scale_tensor: TensorDesc
+    zero_point_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ElementWiseDequantizeLinearOperatorDesc(OperatorDesc):
+    """``DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC``: (input - zero_point) * scale."""
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    scale_tensor: TensorDesc
+    zero_point_tensor: TensorDesc
     output_tensor: TensorDesc
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -392,6 +392,8 @@ class ElementwiseRow(Row):
     converts: the expression produces the output type's value itself (CAST): its CUDA form may name the
         output type ``O``, its NumPy form writes the output's own type, and a float16/bfloat16 output gets
         no float32 intermediate from the backends (``compute.ComputePlan.out_compute`` is the output type).
+    type_rule: a constraint between tensor data types that the per-role tables cannot say (QUANTIZE_LINEAR:
+        the scale has the input's type unless the input is INT32): ``(field, reason)`` when broken, else None.
     """
 
     exprs: Exprs
@@ -401,6 +403,7 @@ class ElementwiseRow(Row):
     grad: str = ""
     grad_use_dst: str = ""
     converts: bool = False
+    type_rule: Callable[[Mapping[str, DataType]], tuple[str, str] | None] | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

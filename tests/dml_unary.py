@@ -63,6 +63,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "ELEMENT_WISE_IF": ("ConditionTensor", "ATensor", "BTensor", "OutputTensor"),
     # directml.md 14: DML_CAST_OPERATOR_DESC {InputTensor, OutputTensor}.
     "CAST": UNARY,
+    "ELEMENT_WISE_QUANTIZE_LINEAR": ("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
+    "ELEMENT_WISE_DEQUANTIZE_LINEAR": ("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
     "ELEMENT_WISE_CLIP_GRAD": (*CLIP_GRAD, "Min", "Max"),
     "ELEMENT_WISE_CLIP_GRAD1": (*CLIP_GRAD, "MinMaxDataType", "Min", "Max"),
 }
@@ -113,6 +115,20 @@ TABLES: dict[str, list[tuple]] = {
         ("3_1", (1, 8), ALL10, ALL10),
         ("3_0", (4, 4), ALL10, ALL10),
         ("1_0", (4, 4), "F32 F16 I16 I8 U16 U8", "F32 F16 I16 I8 U16 U8"),
+    ],
+    # The QUANTIZE/DEQUANTIZE_LINEAR pages (sdk-api, learn.microsoft.com): (level, dims, input, output, other roles).
+    # FL 6_2 makes ZeroPointTensor optional (the types are 6_0's).
+    "ELEMENT_WISE_QUANTIZE_LINEAR": [
+        ("6_0", (1, 8), "F32 F16 I32", "I8 U8", {"scale_tensor": "F32 F16", "zero_point_tensor": "I8 U8"}),
+        ("3_0", (1, 8), "F32 I32", "I8 U8", {"scale_tensor": "F32", "zero_point_tensor": "I8 U8"}),
+        ("2_1", (4, 4), "F32 I32", "I8 U8", {"scale_tensor": "F32", "zero_point_tensor": "I8 U8"}),
+        ("1_0", (4, 4), "F32", "U8", {"scale_tensor": "F32", "zero_point_tensor": "U8"}),
+    ],
+    "ELEMENT_WISE_DEQUANTIZE_LINEAR": [
+        ("6_0", (1, 8), "I32 I16 I8 U32 U16 U8", "F32 F16", {"scale_tensor": "F32 F16"}),
+        ("3_0", (1, 8), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),
+        ("2_1", (4, 4), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),
+        ("1_0", (4, 4), "U8", "F32", {"scale_tensor": "F32"}),
     ],
     "ELEMENT_WISE_IF": [
         ("5_0", (1, 8), "F64 " + ALL10, "F64 " + ALL10, {"condition_tensor": "U8"}),

@@ -452,9 +452,62 @@ def _cast_data(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray
         return vals.astype(dt.numpy_dtype).reshape(tuple(shape))
 
 
+# --- QUANTIZE_LINEAR / DEQUANTIZE_LINEAR (DirectML's formulas; README "Semantics") -----------------------------
+
+
+def _quantize_linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    """clamp(round(x / scale) + zero_point): the division in float32 (IEEE, what the operator computes in),
+    rounding half to even (Python's round), NaN -> 0, saturated to the output type."""
+    x, scale, zero = inputs
+    info = np.iinfo(out_dtype)
+    with np.errstate(all="ignore"):
+        q = (x.astype(np.float32) / scale.astype(np.float32)).astype(np.float64).ravel().tolist()
+    flat = []
+    for v, zp in zip(q, zero.ravel().tolist(), strict=True):
+        if math.isnan(v):
+            flat.append(0)
+            continue
+        total = v + zp if math.isinf(v) else round(v) + int(zp)
+        flat.append(int(min(max(total, info.min), info.max)))
+    return Expected(np.array(flat, dtype=np.int64).astype(out_dtype).reshape(x.shape), True)
+
+
+def _dequantize_linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    """(x - zero_point) exactly, rounded once to float32, times the scale in float32 (IEEE), rounded to the output
+    type."""
+    x, scale, zero = inputs
+    diff = np.array([int(a) - int(b) for a, b in zip(x.ravel().tolist(), zero.ravel().tolist(), strict=True)])
+    with np.errstate(all="ignore"):
+        prod = diff.astype(np.float64).astype(np.float32) * scale.astype(np.float32).ravel()
+        return Expected(prod.astype(out_dtype).reshape(x.shape), True)
+
+
+def _q_input(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """Quantize inputs: floats over [-400, 400] on a quarter grid (ties after dividing by the scale), specials
+    mixed in; INT32 over a range that needs saturation."""
+    n = math.prod(shape)
+    if not dt.is_float:
+        return _as(dt, rng.integers(-2000, 2000, n), shape)
+    vals = rng.integers(-1600, 1600, n) / 4.0
+    pick = rng.random(n) < 0.1
+    vals[pick] = rng.choice(np.array([_NAN, _INF, -_INF, 0.5, 1.5, -2.5, 1e30]), int(pick.sum()))
+    with np.errstate(over="ignore"):  # 1e30 is infinite in float16
+        return _as(dt, vals, shape)
+
+
+def _q_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    return _as(dt, rng.choice(np.array([0.25, 0.5, 1.0, 2.0, 3.0, 0.1]), math.prod(shape)), shape)
+
+
+def _dq_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    return _as(dt, rng.choice(np.array([0.5, 0.25, 1.5, 0.1, -2.0, 3e-3]), math.prod(shape)), shape)
+
+
 REFERENCES.update(
     {
         "CAST": _cast,
+        "ELEMENT_WISE_QUANTIZE_LINEAR": _quantize_linear,
+        "ELEMENT_WISE_DEQUANTIZE_LINEAR": _dequantize_linear,
         "ELEMENT_WISE_IDENTITY": _identity,
         "ELEMENT_WISE_ABS": _abs,
         "ELEMENT_WISE_NEGATE": _negate,
@@ -570,6 +623,8 @@ DATA.update(
         "ELEMENT_WISE_BIT_COUNT": (_raw_bits,),
         "ELEMENT_WISE_IF": (_condition, _raw_bits, _raw_bits),
         "CAST": (_cast_data,),
+        "ELEMENT_WISE_QUANTIZE_LINEAR": (_q_input, _q_scale, _raw_bits),
+        "ELEMENT_WISE_DEQUANTIZE_LINEAR": (_raw_bits, _dq_scale, _raw_bits),
     }
 )
 
@@ -939,6 +994,84 @@ EDGES.update(
             # float32 -> bool: nonzero (NaN included) is true; -0.0 is zero.
             ([[_NAN, 0.0, -0.0, 2.0, -_INF]], {}, [1, 0, 0, 1, 1], True, _io(DataType.FLOAT32, DataType.BOOL)),
             ([[0, 1]], {}, [0.0, 1.0], True, _io(DataType.BOOL, DataType.FLOAT16)),
+        ],
+        # DirectML's formulas, worked by hand: round half to even, then + zero point, saturated; NaN -> 0.
+        "ELEMENT_WISE_QUANTIZE_LINEAR": [
+            (
+                [[2.5, 3.5, -1.0, 1000.0, _NAN, -_INF], [1.0] * 6, [0] * 6],
+                {},
+                [2, 4, 0, 255, 0, 0],
+                True,
+                {
+                    "input_tensor": DataType.FLOAT32,
+                    "scale_tensor": DataType.FLOAT32,
+                    "zero_point_tensor": DataType.UINT8,
+                    "output_tensor": DataType.UINT8,
+                },
+            ),
+            (
+                [[-1000.0, 0.5, 1.5, 0.25], [0.5] * 4, [10] * 4],
+                {},
+                [-128, 11, 13, 10],
+                True,
+                {
+                    "input_tensor": DataType.FLOAT16,
+                    "scale_tensor": DataType.FLOAT16,
+                    "zero_point_tensor": DataType.INT8,
+                    "output_tensor": DataType.INT8,
+                },
+            ),
+            (
+                [[7, -7, 2**31 - 1], [2.0] * 3, [-1] * 3],
+                {},
+                [3, -5, 127],  # 3.5 -> 4 - 1; -3.5 -> -4 - 1
+                True,
+                {
+                    "input_tensor": DataType.INT32,
+                    "scale_tensor": DataType.FLOAT32,
+                    "zero_point_tensor": DataType.INT8,
+                    "output_tensor": DataType.INT8,
+                },
+            ),
+        ],
+        "ELEMENT_WISE_DEQUANTIZE_LINEAR": [
+            (
+                [[0, 255, 128], [0.5] * 3, [128] * 3],
+                {},
+                [-64.0, 63.5, 0.0],
+                True,
+                {
+                    "input_tensor": DataType.UINT8,
+                    "scale_tensor": DataType.FLOAT32,
+                    "zero_point_tensor": DataType.UINT8,
+                    "output_tensor": DataType.FLOAT32,
+                },
+            ),
+            # The difference is exact in 64 bits: 2**32 - 1, which float32 rounds once, to 2**32.
+            (
+                [[2**31 - 1, -(2**31)], [1.0, 1.0], [-(2**31), 2**31 - 1]],
+                {},
+                [2.0**32, -(2.0**32)],
+                True,
+                {
+                    "input_tensor": DataType.INT32,
+                    "scale_tensor": DataType.FLOAT32,
+                    "zero_point_tensor": DataType.INT32,
+                    "output_tensor": DataType.FLOAT32,
+                },
+            ),
+            (
+                [[100, -100], [1000.0, 1000.0], [-100, 100]],
+                {},
+                [_INF, -_INF],  # 200 * 1000 beyond float16's range
+                True,
+                {
+                    "input_tensor": DataType.INT16,
+                    "scale_tensor": DataType.FLOAT16,
+                    "zero_point_tensor": DataType.INT16,
+                    "output_tensor": DataType.FLOAT16,
+                },
+            ),
         ],
         "ELEMENT_WISE_BIT_NOT": [
             ([[0, 128, 42, 255]], {}, [255, 127, 213, 0], True, _io(DataType.UINT8)),

@@ -23,11 +23,13 @@ Semantics where DirectML is silent (the same on both backends, bit for bit):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..cuda_helpers import Helper
+from ..enums import DataType, IsInfinityMode, RoundingMode
 from ..enums import FeatureLevel as FL
-from ..enums import IsInfinityMode, RoundingMode
 from ..schema import Accuracy, Domain, ElementwiseRow, Exprs, Family, Field, FieldKind, Tier, types
 from . import common_numpy as npi
 from . import unary_numpy as npu
@@ -337,6 +339,42 @@ _CLIP_GRAD_DOC = _DOC.format("clip_grad")
 
 def _grad_tiers(rows: list[tuple[FL, tuple[int, int], str]], source: str) -> tuple[Tier, ...]:
     return tuple(Tier(fl, d, dict.fromkeys(_GRAD_ROLES, types(spec)), (_GRAD_ROLES,), source) for fl, d, spec in rows)
+
+
+_Q_ROLES = ("input_tensor", "scale_tensor", "zero_point_tensor", "output_tensor")
+_Q_FIELDS = (
+    Field("input_tensor", _IN),
+    Field("scale_tensor", _IN),
+    Field("zero_point_tensor", _IN),
+    Field("output_tensor", _OUT),
+)
+
+
+def _q_tiers(
+    doc: str, same: tuple[tuple[str, ...], ...], rows: list[tuple[FL, tuple[int, int], str, str, str, str]]
+) -> tuple[Tier, ...]:
+    """QUANTIZE/DEQUANTIZE_LINEAR tiers: types per role (input, scale, zero point, output) and the groups that
+    share one type."""
+    return tuple(
+        Tier(fl, dims, dict(zip(_Q_ROLES, (types(i), types(s), types(z), types(o)), strict=True)), same,
+             _DOC.format(doc))
+        for fl, dims, i, s, z, o in rows
+    )  # fmt: skip
+
+
+_INT6 = "I32 I16 I8 U32 U16 U8"
+
+
+def _quantize_scale_type(dtypes: Mapping[str, DataType]) -> tuple[str, str] | None:
+    """DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC: "If InputTensor is INT32, then ScaleTensor must be FLOAT32.
+    Otherwise, ScaleTensor must have the same DataType as InputTensor"."""
+    x, s = dtypes.get("input_tensor"), dtypes.get("scale_tensor")
+    if x is None or s is None:
+        return None
+    want = DataType.FLOAT32 if x is DataType.INT32 else x
+    if s is not want:
+        return "scale_tensor.data_type", f"is {s.name}; with a {x.name} input_tensor it must be {want.name}"
+    return None
 
 
 def _if_tier(fl: FL, dims: tuple[int, int], spec: str) -> Tier:
@@ -772,6 +810,63 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         converts=True,
         notes="Every pair of data types (input and output types are independent); float -> integer out of range "
         "and NaN are gpuops' choice (the README's semantics table).",
+    ),
+    ElementwiseRow(
+        name="ELEMENT_WISE_QUANTIZE_LINEAR",
+        struct="DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC",
+        fields=_Q_FIELDS,
+        domain=Domain.ARITH,
+        # In float32 (the scale's compute type): round(x / scale) half to even, + zero_point, then saturated into
+        # the output type with NaN -> 0 (CAST's rule).
+        exprs=Exprs(cuda={"float": "gpuops_cast_to<O>::from(rintf(x / y) + z)"}, numpy={"float": npu.quantize_linear}),
+        tiers=_q_tiers(
+            "quantize_linear",
+            (("zero_point_tensor", "output_tensor"),),
+            [
+                (FL.FL_6_0, (1, 8), "F32 F16 I32", "F32 F16", "I8 U8", "I8 U8"),
+                (FL.FL_3_0, (1, 8), "F32 I32", "F32", "I8 U8", "I8 U8"),
+                (FL.FL_2_1, (4, 4), "F32 I32", "F32", "I8 U8", "I8 U8"),
+                (FL.FL_1_0, (4, 4), "F32", "F32", "U8", "U8"),
+            ],
+        ),
+        summary="clamp(round(input / scale) + zero_point, Min, Max), rounding half to even, in float32",
+        in_place=False,
+        helpers=("unary_cast",),
+        family=Family.UNARY,
+        primary="scale_tensor",
+        converts=True,
+        type_rule=_quantize_scale_type,
+        notes="ZeroPointTensor is required (DirectML makes it optional from FL 6_2; gpuops does not yet). An INT32 "
+        "input is converted to float32 before the division.",
+    ),
+    ElementwiseRow(
+        name="ELEMENT_WISE_DEQUANTIZE_LINEAR",
+        struct="DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC",
+        fields=_Q_FIELDS,
+        domain=Domain.ARITH,
+        # (input - zero_point) exactly (64-bit integers), rounded to float32, times the scale in float32.
+        exprs=Exprs(
+            cuda={
+                "int": "static_cast<float>(static_cast<long long>(x) - static_cast<long long>(z))"
+                " * static_cast<float>(y)"
+            },
+            numpy={"int": npu.dequantize_linear},
+        ),
+        tiers=_q_tiers(
+            "dequantize_linear",
+            (("input_tensor", "zero_point_tensor"), ("scale_tensor", "output_tensor")),
+            [
+                (FL.FL_6_0, (1, 8), _INT6, "F32 F16", _INT6, "F32 F16"),
+                (FL.FL_3_0, (1, 8), _INT6, "F32", _INT6, "F32"),
+                (FL.FL_2_1, (4, 4), _INT6, "F32", _INT6, "F32"),
+                (FL.FL_1_0, (4, 4), "U8", "F32", "U8", "F32"),
+            ],
+        ),
+        summary="(input - zero_point) * scale",
+        in_place=False,
+        family=Family.UNARY,
+        converts=True,
+        notes="ZeroPointTensor is required (DirectML makes it optional from FL 6_2; gpuops does not yet).",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_IF",

@@ -17,6 +17,8 @@ import numpy as np
 
 __all__ = [
     "cast",
+    "dequantize_linear",
+    "quantize_linear",
     "ceil_to",
     "clip1",
     "clip_float",
@@ -94,6 +96,19 @@ def cast(x: np.ndarray, *, out: np.ndarray) -> None:
         np.copyto(out, x, casting="unsafe")
     else:
         _float_to_int(x, out)
+
+
+def quantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, out: np.ndarray) -> None:
+    """rint(x / scale) + zero_point in float32, then CAST's saturation into ``out`` (NaN -> 0)."""
+    v = np.rint(x / y)
+    v += z
+    cast(v, out=out)
+
+
+def dequantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, out: np.ndarray) -> None:
+    """(x - zero_point) exactly, rounded to float32, times the scale in float32, into ``out`` (rounded once)."""
+    diff = x.astype(np.int64) - z.astype(np.int64)
+    np.copyto(out, diff.astype(np.float32) * y.astype(np.float32), casting="unsafe")
 
 
 def identity(x: np.ndarray, *, out: np.ndarray) -> None:

@@ -96,6 +96,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Ceil", "Floor", "Round", "Sign", "Erf",
         "IsNaN", "IsInf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh",
         "Asinh", "Acosh", "Atanh", "Identity", "Clip", "Where", "Cast", "CastLike",
+        "QuantizeLinear", "DequantizeLinear",
     ),
     "activation": (
         "Sigmoid", "HardSigmoid", "HardSwish", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Celu",
@@ -493,6 +494,47 @@ def _cast(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]
     else:
         target = DataType.from_numpy(onnx.helper.tensor_dtype_to_np_dtype(node.attr("to")))
     return [elementwise(device, "CAST", [x], x.shape, target)]
+
+
+def _per_axis(param: Any, rank: int, axis: int) -> Any:
+    """A QuantizeLinear/DequantizeLinear scale or zero point read at the input's rank: a scalar (per tensor)
+    everywhere, a 1-D one (per axis) along ``axis``; both broadcast by zero strides."""
+    if param.ndim == 0 or param.size == 1:
+        return param.reshape((1,) * rank)
+    if param.ndim == 1:
+        shape = [1] * rank
+        shape[axis] = param.size
+        return param.reshape(shape)
+    raise Unsupported(
+        f"outside gpuops' scope: a scale of shape {tuple(param.shape)} (blocked quantization); DirectML's "
+        "QUANTIZE/DEQUANTIZE_LINEAR take per-tensor or per-axis scales here"
+    )
+
+
+@_register("QuantizeLinear", "DequantizeLinear")
+def _quantize(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
+    """ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR; an absent zero point is a zero of the quantized type
+    (gpuops requires the tensor; DirectML makes it optional from FL 6_2)."""
+    x, scale = inputs[0], inputs[1]
+    zero = inputs[2] if len(inputs) > 2 else None
+    if node.attr("block_size", 0):
+        raise Unsupported("outside gpuops' scope: blocked quantization (block_size) has no DirectML descriptor")
+    rank = max(x.ndim, 1)
+    axis = int(node.attr("axis", 1))
+    axis = axis + rank if axis < 0 else axis
+    quantize = node.op_type == "QuantizeLinear"
+    if zero is None:
+        if quantize:
+            to = int(node.attr("output_dtype", 0)) or onnx.TensorProto.UINT8
+            zdt = DataType.from_numpy(onnx.helper.tensor_dtype_to_np_dtype(to))
+        else:
+            zdt = _dt(x)
+        zero = _xp(device).zeros(scale.shape, dtype=zdt.numpy_dtype)
+    s, z = _per_axis(scale, rank, axis), _per_axis(zero, rank, axis)
+    shape = tuple(x.shape) or (1,)
+    op = "ELEMENT_WISE_QUANTIZE_LINEAR" if quantize else "ELEMENT_WISE_DEQUANTIZE_LINEAR"
+    out = elementwise(device, op, [x.reshape(shape), s, z], shape, _dt(zero) if quantize else _dt(scale))
+    return [out.reshape(x.shape)]
 
 
 @_register("IsInf")
