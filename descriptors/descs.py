@@ -101,6 +101,13 @@ def field_default(row: OpRow, f: Field) -> Any:
     if f.default is not NO_DEFAULT:
         return f.default
     if f.kind in _NONE_DEFAULT or (isinstance(row, ElementwiseRow) and row.fusable and f.is_tensor):
+        # An optional tensor before a required positional one (QUANTIZE_LINEAR's ZeroPointTensor before its
+        # OutputTensor) keeps DirectML's order: it is passed, as None when absent.
+        later = row.fields[row.fields.index(f) + 1 :]
+        if f.is_tensor and any(
+            g.kind in POSITIONAL_KINDS and field_default(row, g) is dataclasses.MISSING for g in later
+        ):
+            return dataclasses.MISSING
         return None
     return dataclasses.MISSING
 

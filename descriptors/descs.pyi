@@ -772,7 +772,7 @@ class ElementWiseQuantizeLinearOperatorDesc(OperatorDesc):
     row: ClassVar[ElementwiseRow]
     input_tensor: TensorDesc
     scale_tensor: TensorDesc
-    zero_point_tensor: TensorDesc
+    zero_point_tensor: TensorDesc | None
     output_tensor: TensorDesc
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -782,7 +782,7 @@ class ElementWiseDequantizeLinearOperatorDesc(OperatorDesc):
     row: ClassVar[ElementwiseRow]
     input_tensor: TensorDesc
     scale_tensor: TensorDesc
-    zero_point_tensor: TensorDesc
+    zero_point_tensor: TensorDesc | None
     output_tensor: TensorDesc
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -123,7 +123,9 @@ class Tier:
     """One "DML_FEATURE_LEVEL_X_Y and above" tensor-support table of an operator's doc page.
 
     ``types`` maps each tensor role to its data types; ``same_type`` lists groups of roles
-    that must share one DataType at this level; ``source`` says where the row was read.
+    that must share one DataType at this level; ``source`` says where the row was read; ``optional`` names
+    the optional input tensors that may be absent at this level (DirectML's "Optional input" kind; a field
+    of kind OPTIONAL_INPUT_TENSOR is required at the levels whose table does not say so).
     """
 
     since: FeatureLevel
@@ -131,6 +133,7 @@ class Tier:
     types: Mapping[str, frozenset[DataType]]
     same_type: tuple[tuple[str, ...], ...]
     source: str
+    optional: tuple[str, ...] = ()
 
     def allows_dims(self, count: int) -> bool:
         return self.dims[0] <= count <= self.dims[1]

@@ -176,6 +176,10 @@ class _Checker:
             t = getattr(desc, f.name)
             if t is None and not f.kind.name.startswith("OPTIONAL"):
                 raise self.fail(f.name, "is required (got None)")
+            if t is None and f.name not in tier.optional:
+                since = [x.since for x in row.tiers_for(self.variant) if f.name in x.optional]
+                hint = f"optional from {min(since).name} on" if since else "required at every level"
+                raise self.fail(f.name, f"is required at {self.level.name} (got None; {hint})")
             if t is not None and not isinstance(t, TensorDesc):
                 raise self.fail(f.name, f"must be a TensorDesc (got {type(t).__name__})")
             if t is not None:

@@ -119,12 +119,14 @@ TABLES: dict[str, list[tuple]] = {
     # The QUANTIZE/DEQUANTIZE_LINEAR pages (sdk-api, learn.microsoft.com): (level, dims, input, output, other roles).
     # FL 6_2 makes ZeroPointTensor optional (the types are 6_0's).
     "ELEMENT_WISE_QUANTIZE_LINEAR": [
+        ("6_2", (1, 8), "F32 F16 I32", "I8 U8", {"scale_tensor": "F32 F16", "zero_point_tensor": "I8 U8"}),
         ("6_0", (1, 8), "F32 F16 I32", "I8 U8", {"scale_tensor": "F32 F16", "zero_point_tensor": "I8 U8"}),
         ("3_0", (1, 8), "F32 I32", "I8 U8", {"scale_tensor": "F32", "zero_point_tensor": "I8 U8"}),
         ("2_1", (4, 4), "F32 I32", "I8 U8", {"scale_tensor": "F32", "zero_point_tensor": "I8 U8"}),
         ("1_0", (4, 4), "F32", "U8", {"scale_tensor": "F32", "zero_point_tensor": "U8"}),
     ],
     "ELEMENT_WISE_DEQUANTIZE_LINEAR": [
+        ("6_2", (1, 8), "I32 I16 I8 U32 U16 U8", "F32 F16", {"scale_tensor": "F32 F16"}),
         ("6_0", (1, 8), "I32 I16 I8 U32 U16 U8", "F32 F16", {"scale_tensor": "F32 F16"}),
         ("3_0", (1, 8), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),
         ("2_1", (4, 4), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),

@@ -345,7 +345,7 @@ _Q_ROLES = ("input_tensor", "scale_tensor", "zero_point_tensor", "output_tensor"
 _Q_FIELDS = (
     Field("input_tensor", _IN),
     Field("scale_tensor", _IN),
-    Field("zero_point_tensor", _IN),
+    Field("zero_point_tensor", FieldKind.OPTIONAL_INPUT_TENSOR),
     Field("output_tensor", _OUT),
 )
 
@@ -354,10 +354,10 @@ def _q_tiers(
     doc: str, same: tuple[tuple[str, ...], ...], rows: list[tuple[FL, tuple[int, int], str, str, str, str]]
 ) -> tuple[Tier, ...]:
     """QUANTIZE/DEQUANTIZE_LINEAR tiers: types per role (input, scale, zero point, output) and the groups that
-    share one type."""
+    share one type; the zero point may be absent from FL 6_2 on (it then reads as zero)."""
     return tuple(
         Tier(fl, dims, dict(zip(_Q_ROLES, (types(i), types(s), types(z), types(o)), strict=True)), same,
-             _DOC.format(doc))
+             _DOC.format(doc), ("zero_point_tensor",) if fl >= FL.FL_6_2 else ())
         for fl, dims, i, s, z, o in rows
     )  # fmt: skip
 
@@ -823,6 +823,7 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
             "quantize_linear",
             (("zero_point_tensor", "output_tensor"),),
             [
+                (FL.FL_6_2, (1, 8), "F32 F16 I32", "F32 F16", "I8 U8", "I8 U8"),
                 (FL.FL_6_0, (1, 8), "F32 F16 I32", "F32 F16", "I8 U8", "I8 U8"),
                 (FL.FL_3_0, (1, 8), "F32 I32", "F32", "I8 U8", "I8 U8"),
                 (FL.FL_2_1, (4, 4), "F32 I32", "F32", "I8 U8", "I8 U8"),
@@ -836,8 +837,8 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         primary="scale_tensor",
         converts=True,
         type_rule=_quantize_scale_type,
-        notes="ZeroPointTensor is required (DirectML makes it optional from FL 6_2; gpuops does not yet). An INT32 "
-        "input is converted to float32 before the division.",
+        notes="ZeroPointTensor is optional from FL 6_2 (absent, it reads as 0). An INT32 input is converted to "
+        "float32 before the division.",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_DEQUANTIZE_LINEAR",
@@ -856,6 +857,7 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
             "dequantize_linear",
             (("input_tensor", "zero_point_tensor"), ("scale_tensor", "output_tensor")),
             [
+                (FL.FL_6_2, (1, 8), _INT6, "F32 F16", _INT6, "F32 F16"),
                 (FL.FL_6_0, (1, 8), _INT6, "F32 F16", _INT6, "F32 F16"),
                 (FL.FL_3_0, (1, 8), _INT6, "F32", _INT6, "F32"),
                 (FL.FL_2_1, (4, 4), _INT6, "F32", _INT6, "F32"),
@@ -866,7 +868,7 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         in_place=False,
         family=Family.UNARY,
         converts=True,
-        notes="ZeroPointTensor is required (DirectML makes it optional from FL 6_2; gpuops does not yet).",
+        notes="ZeroPointTensor is optional from FL 6_2 (absent, it reads as 0).",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_IF",

@@ -98,16 +98,19 @@ def cast(x: np.ndarray, *, out: np.ndarray) -> None:
         _float_to_int(x, out)
 
 
-def quantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, out: np.ndarray) -> None:
-    """rint(x / scale) + zero_point in float32, then CAST's saturation into ``out`` (NaN -> 0)."""
+def quantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None, *, out: np.ndarray) -> None:
+    """rint(x / scale) + zero_point in float32, then CAST's saturation into ``out`` (NaN -> 0); an absent zero
+    point is 0."""
     v = np.rint(x / y)
-    v += z
+    if z is not None:
+        v += z
     cast(v, out=out)
 
 
-def dequantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray, *, out: np.ndarray) -> None:
-    """(x - zero_point) exactly, rounded to float32, times the scale in float32, into ``out`` (rounded once)."""
-    diff = x.astype(np.int64) - z.astype(np.int64)
+def dequantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None, *, out: np.ndarray) -> None:
+    """(x - zero_point) exactly, rounded to float32, times the scale in float32, into ``out`` (rounded once); an
+    absent zero point is 0."""
+    diff = x.astype(np.int64) - (z.astype(np.int64) if z is not None else 0)
     np.copyto(out, diff.astype(np.float32) * y.astype(np.float32), casting="unsafe")
 
 

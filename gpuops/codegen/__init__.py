@@ -195,6 +195,9 @@ def node_body(
         if role == row.primary_role and has_scale_bias:
             value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
         lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
+    for k, field in enumerate(row.input_fields):  # an absent optional input reads as zero (ZeroPointTensor)
+        if field.name not in dtypes:
+            lines.append(f"const T {OPERANDS[k]} = T(0);")
     expr = row.exprs.cuda_for(plan.value_class)
     oc = C_TYPES[out_type]
     if row.converts:  # the expression names the output type (CAST)

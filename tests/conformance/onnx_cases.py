@@ -332,13 +332,15 @@ def elementwise(
     """
     in_roles, out_role = _roles(op)
     out_shape = tuple(out_shape)
-    dts = [_dt(a) for a in inputs]
+    dts = [None if a is None else _dt(a) for a in inputs]  # None: an absent optional input
     out_dt = dts[0] if out_dt is None else out_dt
-    require(device, op, {**dict(zip(in_roles, dts, strict=True)), out_role: out_dt})
-    tensors = [tensor(dt, a.shape, to=out_shape) for dt, a in zip(dts, inputs, strict=True)]
+    assert out_dt is not None
+    present = {r: dt for r, dt in zip(in_roles, dts, strict=True) if dt is not None}
+    require(device, op, {**present, out_role: out_dt})
+    tensors = [None if a is None else tensor(dt, a.shape, to=out_shape) for dt, a in zip(dts, inputs, strict=True)]
     desc = desc_class(op)(*tensors, tensor(out_dt, out_shape), **params)
     out = empty(_xp(device), out_shape, out_dt)
-    run(device, desc, list(inputs), out)
+    run(device, desc, [a for a in inputs if a is not None], out)
     return out.reshape(out_shape)
 
 
@@ -513,8 +515,8 @@ def _per_axis(param: Any, rank: int, axis: int) -> Any:
 
 @_register("QuantizeLinear", "DequantizeLinear")
 def _quantize(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
-    """ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR; an absent zero point is a zero of the quantized type
-    (gpuops requires the tensor; DirectML makes it optional from FL 6_2)."""
+    """ELEMENT_WISE_QUANTIZE_LINEAR / DEQUANTIZE_LINEAR; an absent zero point stays absent (optional from FL 6_2)
+    and QuantizeLinear's output type then comes from ``output_dtype`` (default UINT8)."""
     x, scale = inputs[0], inputs[1]
     zero = inputs[2] if len(inputs) > 2 else None
     if node.attr("block_size", 0):
@@ -523,17 +525,16 @@ def _quantize(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[
     axis = int(node.attr("axis", 1))
     axis = axis + rank if axis < 0 else axis
     quantize = node.op_type == "QuantizeLinear"
-    if zero is None:
-        if quantize:
-            to = int(node.attr("output_dtype", 0)) or onnx.TensorProto.UINT8
-            zdt = DataType.from_numpy(onnx.helper.tensor_dtype_to_np_dtype(to))
-        else:
-            zdt = _dt(x)
-        zero = _xp(device).zeros(scale.shape, dtype=zdt.numpy_dtype)
-    s, z = _per_axis(scale, rank, axis), _per_axis(zero, rank, axis)
+    if quantize:
+        to = int(node.attr("output_dtype", 0)) or onnx.TensorProto.UINT8
+        out_dt = _dt(zero) if zero is not None else DataType.from_numpy(onnx.helper.tensor_dtype_to_np_dtype(to))
+    else:
+        out_dt = _dt(scale)
+    s = _per_axis(scale, rank, axis)
+    z = None if zero is None else _per_axis(zero, rank, axis)
     shape = tuple(x.shape) or (1,)
     op = "ELEMENT_WISE_QUANTIZE_LINEAR" if quantize else "ELEMENT_WISE_DEQUANTIZE_LINEAR"
-    out = elementwise(device, op, [x.reshape(shape), s, z], shape, _dt(zero) if quantize else _dt(scale))
+    out = elementwise(device, op, [x.reshape(shape), s, z], shape, out_dt)
     return [out.reshape(x.shape)]
 
 
