@@ -43,7 +43,7 @@ ADD, MUL, SUB, MAX = (desc_class(n) for n in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_
 ADD1, IDENTITY, RELU, SIGMOID = (desc_class(n) for n in ("ELEMENT_WISE_ADD1", "ELEMENT_WISE_IDENTITY",
                                                          "ACTIVATION_RELU", "ACTIVATION_SIGMOID"))  # fmt: skip
 REDUCE = desc_class("REDUCE")
-SQRT, IS_NAN = desc_class("ELEMENT_WISE_SQRT"), desc_class("ELEMENT_WISE_IS_NAN")
+SQRT, IS_NAN, CAST = desc_class("ELEMENT_WISE_SQRT"), desc_class("ELEMENT_WISE_IS_NAN"), desc_class("CAST")
 
 
 # ---------------------------------------------------------------------------------------------- reference
@@ -409,6 +409,25 @@ def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Devic
         np.testing.assert_allclose(read_tensor(got[0], r).ravel(), want, rtol=3e-7)
         for g, w in zip(got, node_by_node(device, xp, graph, [x]), strict=True):
             assert_same(g, w, r, f"{len(outputs)} outputs")
+
+
+def test_casts_fuse_with_their_neighbours(device: gpuops.Device, xp: Any) -> None:
+    """float64 -> CAST float16 -> RELU -> CAST int8, one kernel: each node rounds to its own output type at its
+    boundary, so the float16 value is correctly rounded once (1 + 2**-11 + 2**-40 -> 1 + 2**-10) and the int8
+    cast truncates and saturates what RELU gave (README semantics of CAST)."""
+    t64, t16, t8 = TensorDesc(DataType.FLOAT64, (2, 4)), TensorDesc(F16, (2, 4)), TensorDesc(DataType.INT8, (2, 4))
+    graph = GraphDesc(
+        1, 1,
+        [OperatorNode(CAST(t64, t16)), OperatorNode(RELU(input_tensor=t16, output_tensor=t16)),
+         OperatorNode(CAST(t16, t8))],
+        [InputEdge(0, 0, 0)], [OutputEdge(2, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
+    )  # fmt: skip
+    x = np.array([1 + 2**-11 + 2**-40, -5.0, 300.7, 127.5, np.nan, 1e10, 2.99, -0.0])
+    (got,), compiled = run_compiled(device, xp, graph, [x])
+    assert compiled.kernel_count == 1
+    assert read_tensor(got, t8).ravel().tolist() == [1, 0, 127, 127, 0, 127, 2, 0]
+    assert_same(got, node_by_node(device, xp, graph, [x])[0], t8, "CAST chain")
 
 
 def test_a_value_that_is_two_graph_outputs_is_copied(device: gpuops.Device, xp: Any) -> None:
