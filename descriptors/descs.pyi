@@ -77,6 +77,7 @@ __all__ = [
     "ElementWiseBitNotOperatorDesc",
     "ElementWiseBitCountOperatorDesc",
     "CastOperatorDesc",
+    "FillValueConstantOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
     "ElementWiseIfOperatorDesc",
@@ -762,6 +763,18 @@ class CastOperatorDesc(OperatorDesc):
     row: ClassVar[ElementwiseRow]
     input_tensor: TensorDesc
     output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FillValueConstantOperatorDesc(OperatorDesc):
+    """``DML_FILL_VALUE_CONSTANT_OPERATOR_DESC``: every element of the output is Value (typed by ValueDataType, the
+    output's DataType).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    value_data_type: DataType
+    value: int | float
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ElementWiseQuantizeLinearOperatorDesc(OperatorDesc):

@@ -458,7 +458,8 @@ def _cast_data(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray
 def _quantize_linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     """clamp(round(x / scale) + zero_point): the division in float32 (IEEE, what the operator computes in),
     rounding half to even (Python's round), NaN -> 0, saturated to the output type."""
-    x, scale, zero = inputs
+    x, scale, zero = (*inputs, None)[:3]
+    zero = np.zeros(x.shape, np.int64) if zero is None else zero  # an absent zero point is 0
     info = np.iinfo(out_dtype)
     with np.errstate(all="ignore"):
         q = (x.astype(np.float32) / scale.astype(np.float32)).astype(np.float64).ravel().tolist()
@@ -475,7 +476,8 @@ def _quantize_linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict
 def _dequantize_linear(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     """(x - zero_point) exactly, rounded once to float32, times the scale in float32 (IEEE), rounded to the output
     type."""
-    x, scale, zero = inputs
+    x, scale, zero = (*inputs, None)[:3]
+    zero = np.zeros(x.shape, np.int64) if zero is None else zero  # an absent zero point is 0
     diff = np.array([int(a) - int(b) for a, b in zip(x.ravel().tolist(), zero.ravel().tolist(), strict=True)])
     with np.errstate(all="ignore"):
         prod = diff.astype(np.float64).astype(np.float32) * scale.astype(np.float32).ravel()
@@ -503,9 +505,17 @@ def _dq_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
     return _as(dt, rng.choice(np.array([0.5, 0.25, 1.5, 0.1, -2.0, 3e-3]), math.prod(shape)), shape)
 
 
+def _fill_constant(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
+    """FILL_VALUE_CONSTANT: Value read as the output's type (every element; the test broadcasts it)."""
+    with np.errstate(invalid="ignore"):  # NaN into bfloat16
+        return Expected(np.array(params["value"], dtype=np.float64 if isinstance(params["value"], float) else object)
+                        .astype(out_dtype), True)  # fmt: skip
+
+
 REFERENCES.update(
     {
         "CAST": _cast,
+        "FILL_VALUE_CONSTANT": _fill_constant,
         "ELEMENT_WISE_QUANTIZE_LINEAR": _quantize_linear,
         "ELEMENT_WISE_DEQUANTIZE_LINEAR": _dequantize_linear,
         "ELEMENT_WISE_IDENTITY": _identity,
@@ -630,6 +640,7 @@ DATA.update(
 
 PARAMS.update(
     {
+        "FILL_VALUE_CONSTANT": [{"value": 13}, {"value": 0}, {"value": 100}],
         "ELEMENT_WISE_ROUND": [
             {},  # HALVES_TO_NEAREST_EVEN, DirectML's default
             {"rounding_mode": RoundingMode.TOWARD_ZERO},
@@ -996,6 +1007,52 @@ EDGES.update(
             ([[0, 1]], {}, [0.0, 1.0], True, _io(DataType.BOOL, DataType.FLOAT16)),
         ],
         # DirectML's formulas, worked by hand: round half to even, then + zero point, saturated; NaN -> 0.
+        # FILL_VALUE_CONSTANT: the value, bit for bit (NaN, -0.0, infinities, the integer extremes).
+        "FILL_VALUE_CONSTANT": [
+            (
+                [],
+                {"value_data_type": DataType.FLOAT32, "value": _NAN},
+                [_NAN] * 3,
+                True,
+                {"output_tensor": DataType.FLOAT32},
+            ),
+            (
+                [],
+                {"value_data_type": DataType.FLOAT32, "value": -0.0},
+                [-0.0] * 3,
+                True,
+                {"output_tensor": DataType.FLOAT32},
+            ),
+            (
+                [],
+                {"value_data_type": DataType.FLOAT16, "value": -_INF},
+                [-_INF] * 2,
+                True,
+                {"output_tensor": DataType.FLOAT16},
+            ),
+            (
+                [],
+                {"value_data_type": DataType.FLOAT64, "value": 0.1},
+                [0.1] * 2,
+                True,
+                {"output_tensor": DataType.FLOAT64},
+            ),
+            (
+                [],
+                {"value_data_type": DataType.INT64, "value": -(2**63)},
+                [-(2**63)] * 2,
+                True,
+                {"output_tensor": DataType.INT64},
+            ),
+            (
+                [],
+                {"value_data_type": DataType.UINT64, "value": 2**64 - 1},
+                [2**64 - 1] * 2,
+                True,
+                {"output_tensor": DataType.UINT64},
+            ),
+            ([], {"value_data_type": DataType.INT8, "value": -128}, [-128] * 5, True, {"output_tensor": DataType.INT8}),
+        ],
         "ELEMENT_WISE_QUANTIZE_LINEAR": [
             (
                 [[2.5, 3.5, -1.0, 1000.0, _NAN, -_INF], [1.0] * 6, [0] * 6],

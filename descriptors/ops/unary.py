@@ -363,6 +363,8 @@ def _q_tiers(
 
 
 _INT6 = "I32 I16 I8 U32 U16 U8"
+_FILL_DOC = "sdk-api ns-directml-dml_fill_value_constant_operator_desc.md"
+_FILL_NOTE = " (the page read shows FL 2_1 only; 1-8 dims from 3_0 and 64-bit integers from 4_1 per directml.md 5)"
 
 
 def _quantize_scale_type(dtypes: Mapping[str, DataType]) -> tuple[str, str] | None:
@@ -810,6 +812,27 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         converts=True,
         notes="Every pair of data types (input and output types are independent); float -> integer out of range "
         "and NaN are gpuops' choice (the README's semantics table).",
+    ),
+    ElementwiseRow(
+        name="FILL_VALUE_CONSTANT",
+        struct="DML_FILL_VALUE_CONSTANT_OPERATOR_DESC",
+        fields=(
+            Field("output_tensor", _OUT),
+            Field("value_data_type", FieldKind.DATA_TYPE),
+            Field("value", FieldKind.SCALAR),
+        ),
+        domain=Domain.ARITH,
+        exprs=Exprs(cuda={"any": "T(p_value)"}, numpy={"any": npu.fill_constant}),
+        tiers=(
+            Tier(FL.FL_4_1, (1, 8), {"output_tensor": types(_ALL10)}, (), _FILL_DOC + _FILL_NOTE),
+            Tier(FL.FL_3_0, (1, 8), {"output_tensor": types(_EIGHT)}, (), _FILL_DOC + _FILL_NOTE),
+            Tier(FL.FL_2_1, (4, 4), {"output_tensor": types(_EIGHT)}, (), _FILL_DOC),
+        ),
+        summary="every element of the output is Value (typed by ValueDataType, the output's DataType)",
+        in_place=False,
+        extension_types={"output_tensor": types("F64 BF16 BOOL")},
+        family=Family.UNARY,
+        primary="output_tensor",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_QUANTIZE_LINEAR",

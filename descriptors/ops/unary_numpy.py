@@ -18,6 +18,7 @@ import numpy as np
 __all__ = [
     "cast",
     "dequantize_linear",
+    "fill_constant",
     "quantize_linear",
     "ceil_to",
     "clip1",
@@ -96,6 +97,11 @@ def cast(x: np.ndarray, *, out: np.ndarray) -> None:
         np.copyto(out, x, casting="unsafe")
     else:
         _float_to_int(x, out)
+
+
+def fill_constant(*, out: np.ndarray, value: Any, **_: Any) -> None:
+    """FILL_VALUE_CONSTANT: every element is ``value`` (already the output's type)."""
+    out[...] = value
 
 
 def quantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None, *, out: np.ndarray) -> None:

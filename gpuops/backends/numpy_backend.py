@@ -223,7 +223,8 @@ class NumpyKernel:
         self.plan = compute_plan(row, dtypes, has_scale_bias)
         self.dtypes = dict(dtypes)
         self.in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
-        self.primary_index = self.in_roles.index(row.primary_role)
+        # The input ScaleBias applies to; -1 for a row with no inputs (FILL_VALUE_CONSTANT reads none).
+        self.primary_index = self.in_roles.index(row.primary_role) if row.primary_role in self.in_roles else -1
         self.out_role = row.output_fields[0].name
         self.impl = row.exprs.numpy_for(self.plan.value_class)
         self.single = row.exprs.is_single_ufunc(self.plan.value_class)

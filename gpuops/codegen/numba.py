@@ -254,6 +254,8 @@ def loop_spec(
     """
     if not isinstance(row, ElementwiseRow) or row.domain is Domain.BITS or len(row.output_fields) != 1:
         return None
+    if not row.input_fields:  # FILL_VALUE_CONSTANT: NumPy's own fill is already one pass
+        return None
     if any(dt not in LOOP_TYPES for dt in dtypes.values()):
         return None
     plan = compute_plan(row, dtypes, has_scale_bias)
