@@ -68,6 +68,7 @@ _FIELD_TYPES: dict[FieldKind, Any] = {
     FieldKind.FUSED_ACTIVATION: OperatorDesc | None,
     FieldKind.SELECTOR: Any,
     FieldKind.AXES: tuple[int, ...],
+    FieldKind.BOOL: bool,
 }
 # A SELECTOR before the tensors (REDUCE's Function) is positional too, in DirectML's order.
 POSITIONAL_KINDS = (

@@ -142,6 +142,11 @@ __all__ = [
     "ReduceOperatorDesc",
     "ArgmaxOperatorDesc",
     "ArgminOperatorDesc",
+    "ActivationSoftmaxOperatorDesc",
+    "ActivationLogSoftmaxOperatorDesc",
+    "ActivationSoftmax1OperatorDesc",
+    "ActivationLogSoftmax1OperatorDesc",
+    "MeanVarianceNormalization1OperatorDesc",
 ]
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -1532,3 +1537,64 @@ class ArgminOperatorDesc(OperatorDesc):
     _: dataclasses.KW_ONLY
     axes: Sequence[int]
     axis_direction: AxisDirection | int = ...
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActivationSoftmaxOperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_SOFTMAX_OPERATOR_DESC``: exp(x - max) / sum exp(x - max), over the last dimension (effective
+    rank at most 2); the maximum is subtracted first, sums in float32 (float64 for FLOAT64).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActivationLogSoftmaxOperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_LOG_SOFTMAX_OPERATOR_DESC``: ln(exp(x - max) / sum exp(x - max)), over the last dimension
+    (effective rank at most 2); the maximum is subtracted first, sums in float32 (float64 for FLOAT64).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActivationSoftmax1OperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC``: exp(x - max) / sum exp(x - max), over Axes jointly; the maximum is
+    subtracted first, sums in float32 (float64 for FLOAT64).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axes: Sequence[int]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC``: ln(exp(x - max) / sum exp(x - max)), over Axes jointly; the
+    maximum is subtracted first, sums in float32 (float64 for FLOAT64).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axes: Sequence[int]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MeanVarianceNormalization1OperatorDesc(OperatorDesc):
+    """``DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC``: act(scale * (x - mean) / sqrt(variance + epsilon) + bias)
+    over Axes (population variance, two passes); NormalizeVariance false: act(scale * (x - mean) + bias).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    scale_tensor: TensorDesc | None
+    bias_tensor: TensorDesc | None
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axes: Sequence[int]
+    normalize_variance: bool = ...
+    epsilon: float = ...
+    fused_activation: OperatorDesc | None = ...

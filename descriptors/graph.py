@@ -175,10 +175,13 @@ _EDGE_FIELDS = {
 }
 
 
-def _same_tensor(a: TensorDesc, b: TensorDesc) -> str | None:
-    """Why two tensors joined by an edge disagree (None if they agree): data type and sizes."""
+def _same_tensor(a: TensorDesc, b: TensorDesc, broadcast: bool = False) -> str | None:
+    """Why two tensors joined by an edge disagree (None if they agree): data type and sizes (``broadcast``: the
+    reader's sizes may widen the writer's dimensions of size 1)."""
     if a.data_type != b.data_type:
         return f"data type {a.data_type.name} vs {b.data_type.name}"
+    if broadcast and len(a.sizes) == len(b.sizes) and all(x in (1, y) for x, y in zip(a.sizes, b.sizes, strict=True)):
+        return None
     if tuple(a.sizes) != tuple(b.sizes):
         return f"sizes {tuple(a.sizes)} vs {tuple(b.sizes)}"
     return None
@@ -195,7 +198,9 @@ class GraphDesc:
     """``DML_GRAPH_DESC``. Checked when built (module docstring); ``sources[i][k]`` is where input
     ``k`` of node ``i`` reads from (None for an absent optional input), ``order`` the nodes in a
     topological order (each after every node it reads), ``outputs[g]`` the node output that is
-    graph output ``g``."""
+    graph output ``g``. ``broadcast_edges`` (not DirectML's; the plans of composite operators,
+    ``descriptors.composite``, set it): an intermediate edge may widen its writer's dimensions of size 1, which
+    the reader then reads with stride 0."""
 
     input_count: int
     output_count: int
@@ -203,6 +208,7 @@ class GraphDesc:
     input_edges: tuple[InputEdge, ...] = ()
     output_edges: tuple[OutputEdge, ...] = ()
     intermediate_edges: tuple[IntermediateEdge, ...] = ()
+    broadcast_edges: bool = dataclasses.field(default=False, kw_only=True)
     sources: tuple[tuple[Source | None, ...], ...] = dataclasses.field(init=False, repr=False, compare=False)
     order: tuple[int, ...] = dataclasses.field(init=False, repr=False, compare=False)
     outputs: tuple[Source, ...] = dataclasses.field(init=False, repr=False, compare=False)
@@ -318,7 +324,7 @@ class GraphDesc:
             )
             readers.setdefault((m.from_node_index, m.from_node_output_index), []).append(tensor)
             produced = nodes[m.from_node_index].outputs[m.from_node_output_index]
-            why = None if produced is None else _same_tensor(produced, tensor)
+            why = None if produced is None else _same_tensor(produced, tensor, self.broadcast_edges)
             if why:
                 raise DescriptorError(
                     f"GraphDesc.{where}: output {m.from_node_output_index} of {_node_label(nodes, m.from_node_index)} "

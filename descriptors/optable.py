@@ -23,11 +23,13 @@ from .cuda_helpers import COMMON_HELPERS, HelperRegistry
 from .ops.activation import ACTIVATION_HELPERS, ACTIVATION_ROWS
 from .ops.backward import BACKWARD_HELPERS, BACKWARD_ROWS
 from .ops.binary import BINARY_HELPERS, BINARY_ROWS
+from .ops.composite import COMPOSITE_ROWS
 from .ops.reduce import REDUCE_HELPERS, REDUCE_ROWS
 from .ops.unary import UNARY_HELPERS, UNARY_ROWS
 from .schema import NO_DEFAULT, ElementwiseRow, Family, OpRow, ReductionRow
 
 __all__ = [
+    "COMPOSITE_ROWS",
     "ELEMENTWISE_ROWS",
     "HELPERS",
     "OP_MODULES",
@@ -103,7 +105,8 @@ ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = (
     + OUT_OF_TREE_ROWS
 )
 REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
-ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS
+# COMPOSITE_ROWS (ops/composite.py) are computed as plans of the rows above: softmax, mean-variance normalization.
+ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS + COMPOSITE_ROWS
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
 assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"

@@ -19,6 +19,7 @@ from .ops.reduce_numpy import UfuncReduce
 
 __all__ = [
     "ALL_INT",
+    "CompositeRow",
     "NO_DEFAULT",
     "NumpyImpl",
     "Accuracy",
@@ -74,6 +75,7 @@ class FieldKind(enum.Enum):
     FUSED_ACTIVATION = "fused activation"
     SELECTOR = "enum selecting the computation"  # REDUCE Function, ARGMAX AxisDirection: part of the kernel
     AXES = "axes list"  # UINT AxisCount + const UINT* Axes, as a tuple of ints
+    BOOL = "BOOL parameter"  # a C BOOL (MEAN_VARIANCE_NORMALIZATION1's NormalizeVariance): True or False
 
 
 NO_DEFAULT = object()
@@ -260,7 +262,8 @@ class Family(str, enum.Enum):
     BINARY: A and B in, one output (``ops/binary.py``). UNARY: one data input, optional ScaleBias
     (``ops/unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
     oneDNN forward extensions. GRAD: a gradient from an input and an incoming gradient (DirectML's
-    *_GRAD operators and oneDNN's eltwise backward, ``ops/backward.py``). REDUCE: reductions.
+    *_GRAD operators and oneDNN's eltwise backward, ``ops/backward.py``). REDUCE: reductions. COMPOSITE: an
+    operator computed as a small plan of the others (softmax, mean-variance normalization, ``ops/composite.py``).
     A ``str`` enum, so ``row.family == "binary"`` reads as before.
     """
 
@@ -270,6 +273,7 @@ class Family(str, enum.Enum):
     ACTIVATION = "activation"
     GRAD = "grad"
     REDUCE = "reduce"
+    COMPOSITE = "composite"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -312,6 +316,10 @@ class Row:
 
     @property
     def is_reduction(self) -> bool:
+        return False
+
+    @property
+    def is_composite(self) -> bool:
         return False
 
     @property
@@ -453,5 +461,27 @@ class ReductionRow(Row):
         return str(enum_type(v).name)
 
 
-OpRow = ElementwiseRow | ReductionRow
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CompositeRow(Row):
+    """An operator computed as a small plan of other rows' operators: reductions and the element-wise passes
+    between them (DirectML's softmax family, MEAN_VARIANCE_NORMALIZATION1). The plan is the row's CUDA and NumPy
+    form at once: every backend runs it, fusing element-wise parts into the reductions as graphs do.
+
+    decompose: the descriptor -> its parts (``descriptors.composite.Part``), in run order; the last part writes
+        the output tensor.
+    shape_rule: checks beyond "every tensor has the input's sizes" (axes in range, the effective rank of the
+        FL 1_0 softmax forms, broadcastable ScaleTensor): ``(field, reason)`` when broken, else None.
+    error_bound: the stated error bound, in words (``tests/test_composite_generated.bound`` holds it).
+    """
+
+    decompose: Callable[[Any], tuple[Any, ...]]
+    shape_rule: Callable[[Any, FeatureLevel], tuple[str, str] | None] | None = None
+    error_bound: str = ""
+
+    @property
+    def is_composite(self) -> bool:
+        return True
+
+
+OpRow = ElementwiseRow | ReductionRow | CompositeRow
 """Any row of the op table (``optable.ROWS``)."""

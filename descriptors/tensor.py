@@ -207,3 +207,15 @@ class TensorDesc:
             else:
                 raise DescriptorError(f"TensorDesc.broadcast: cannot broadcast {sizes} to {to}", "sizes")
         return cls(data_type, to, tuple(strides))
+
+    def read_as(self, to: Sequence[int]) -> TensorDesc:
+        """This tensor read at sizes ``to`` (same rank): each dimension of size 1 that ``to`` widens gets stride
+        0, the buffer (its total size) stays this one's. How a composite operator reads a reduced value or a
+        broadcast ScaleTensor at its input's sizes."""
+        to = tuple(int(t) for t in to)
+        if len(to) != len(self.sizes) or any(s not in (1, t) for s, t in zip(self.sizes, to, strict=True)):
+            raise DescriptorError(f"TensorDesc.read_as: sizes {self.sizes} do not broadcast to {to}", "sizes")
+        if to == self.sizes:
+            return self
+        strides = tuple(0 if s != t else st for s, t, st in zip(self.sizes, to, self.element_strides, strict=True))
+        return dataclasses.replace(self, sizes=to, strides=strides)

@@ -23,7 +23,7 @@ from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError, count
 from .float_range import float_problem, is_number, show_number, show_values
 from .optable import row_of
-from .schema import ElementwiseRow, Field, FieldKind, OpRow, ReductionRow, Tier
+from .schema import CompositeRow, ElementwiseRow, Field, FieldKind, OpRow, ReductionRow, Tier
 from .tensor import TensorDesc, calc_buffer_tensor_size
 
 __all__ = ["validate"]
@@ -236,6 +236,8 @@ class _Checker:
                     )
             elif f.kind is FieldKind.SCALAR:
                 self.scalar(where, v, out_type)
+            elif f.kind is FieldKind.BOOL and not isinstance(v, bool | np.bool_):
+                raise self.fail(where, f"(BOOL) must be True or False (got {show_number(v)})")
 
         for rule in row.param_rules:
             v = getattr(desc, rule.field)
@@ -357,6 +359,8 @@ class _Checker:
             self.reduce_shapes(tensors)
             return
         roles = list(tensors)
+        if isinstance(self.row, CompositeRow):  # input and output alike; the row's rule checks the rest
+            roles = [self.row.input_fields[0].name, self.row.output_fields[0].name]
         first = roles[0]
         ref = tensors[first]
         for r in roles[1:]:
@@ -367,6 +371,10 @@ class _Checker:
                     f"must equal {first}.sizes (got {t.sizes} vs {ref.sizes}); element-wise tensors share "
                     "DimensionCount and Sizes, broadcast with stride 0",
                 )
+        if isinstance(self.row, CompositeRow) and self.row.shape_rule is not None:
+            problem = self.row.shape_rule(self.desc, self.level)
+            if problem is not None:
+                raise self.fail(*problem)
 
 
 def _apart(role: str, other: str, tier: Tier) -> bool:

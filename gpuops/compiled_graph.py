@@ -21,13 +21,13 @@ from descriptors.graph import ConstantNode
 
 from .binding import BindingPlan, Slot
 from .device import CompiledOperator
-from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, plan_graph
+from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, composite_graph, plan_graph
 from .lowering import FusedLowering, lower
 
 if TYPE_CHECKING:
-    from .device import Device
+    from .device import Device, Operator
 
-__all__ = ["CompiledGraph"]
+__all__ = ["CompiledComposite", "CompiledGraph"]
 
 
 def _slot(role: str, tensors: Sequence[TensorDesc]) -> Slot:
@@ -152,6 +152,9 @@ class CompiledGraph(CompiledOperator):
         write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
+        self._run(ins, outs)
+
+    def _run(self, ins: Sequence[Any], outs: Sequence[Any]) -> None:
         for run, in_refs, out_refs, is_operator in self._steps:
             bound_in = [None if r is None else self._buffer(r, ins, outs) for r in in_refs]
             bound_out = [self._buffer(r, ins, outs) for r in out_refs]
@@ -173,6 +176,52 @@ class CompiledGraph(CompiledOperator):
 
     def __repr__(self) -> str:
         return f"CompiledGraph({len(self.graph.nodes)} nodes, {self.kernel_count} kernels, {self.device.backend})"
+
+
+class CompiledComposite(CompiledGraph):
+    """A compiled composite operator (``schema.CompositeRow``: softmax, mean-variance normalization): the plan
+    of its parts (``graph_plan.composite_graph``) compiled as a graph is, bound as the operator itself is."""
+
+    def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
+        desc = operator.desc
+        super().__init__(device, composite_graph(desc), flags)
+        self.operator = operator
+        self.row = desc.row
+        backend = self._backend
+        self._binding = BindingPlan(
+            desc, self.row, backend.array_type, backend.pointer, backend.may_overlap, backend.name,
+            host=backend.binds_host_memory,
+        )  # fmt: skip
+        self._present = tuple(k for k, t in enumerate(desc.input_tensors) if t is not None)
+
+    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        """Bind buffers in the operator's tensor order (None for an absent optional input) and run the plan;
+        ``BindingError`` before any write."""
+        unwrap = self._backend.unwrap
+        ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
+        self._run([ins[k] for k in self._present], outs)
+
+    @property
+    def desc(self) -> Any:
+        return self.operator.desc
+
+    def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
+        return self.desc.input_tensors, self.desc.output_tensors
+
+    @property
+    def launch_path(self) -> str:
+        return "composite"
+
+    @property
+    def operator_name(self) -> str:
+        return self.row.name
+
+    @property
+    def kernel_name(self) -> str:
+        return f"{self.row.name.lower()} plan of {len(self.graph.nodes)} operators"
+
+    def __repr__(self) -> str:
+        return f"CompiledComposite({self.row.name}, {self.kernel_count} kernels, {self.device.backend})"
 
 
 def _count(t: TensorDesc) -> int:

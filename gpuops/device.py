@@ -151,6 +151,10 @@ class Device:
                     f"{desc.row.name}: OWNED_BY_DML tensors must be bound at initialization; gpuops has no "
                     "operator initializer, so bind the data at execution without the flag"
                 )
+        if desc.row.is_composite:  # softmax, mean-variance normalization: a plan of other operators
+            from .compiled_graph import CompiledComposite
+
+            return CompiledComposite(self, operator, _execution_flags(flags))
         return CompiledOperator(self, operator, _execution_flags(flags))
 
     def compile_graph(self, graph_desc: GraphDesc, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:

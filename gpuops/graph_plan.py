@@ -24,9 +24,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from descriptors import OperatorDesc, TensorDesc, desc_class
-from descriptors.graph import ConstantNode, GraphDesc, OperatorNode, Source
+from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge, Source
+from descriptors.schema import CompositeRow
 
-__all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "plan_graph"]
+__all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "composite_graph", "plan_graph"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +114,20 @@ def _readers(graph: GraphDesc) -> dict[tuple[int, int], set[int]]:
 
 
 def _is_elementwise(node: OperatorNode | ConstantNode) -> bool:
-    return isinstance(node, OperatorNode) and not node.desc.row.is_reduction and len(node.outputs) == 1
+    row = node.desc.row if isinstance(node, OperatorNode) else None
+    return row is not None and not row.is_reduction and not row.is_composite and len(node.outputs) == 1
+
+
+def _widens(graph: GraphDesc, i: int, k: int) -> bool:
+    """Whether input ``k`` of node ``i`` reads an intermediate value at larger sizes than it has (a broadcast
+    edge of a composite's plan): a value of another index, so never fused into the reader's kernel."""
+    src = graph.sources[i][k]
+    if src is None or src.node is None or isinstance(graph.nodes[src.node], ConstantNode):
+        return False
+    reader = graph.nodes[i].inputs[k]
+    written = graph.nodes[src.node].outputs[src.index]
+    assert reader is not None and written is not None
+    return written.sizes != reader.sizes
 
 
 def _rewritten(graph: GraphDesc, i: int) -> OperatorDesc:
@@ -128,7 +142,10 @@ def _rewritten(graph: GraphDesc, i: int) -> OperatorDesc:
         producer = graph.nodes[src.node]
         assert isinstance(producer, OperatorNode)
         layout = producer.outputs[src.index]
-        if layout != desc.input_tensors[k]:
+        read = desc.input_tensors[k]
+        assert read is not None
+        layout = layout.read_as(read.sizes)  # a broadcast edge: stride 0 where it widens
+        if layout != read:
             changes[field.name] = layout
     return dataclasses.replace(desc, **changes) if changes else desc  # type: ignore[type-var]
 
@@ -167,8 +184,8 @@ def _groups(graph: GraphDesc) -> list[list[int]]:
     for i in graph.order:
         if not _is_elementwise(graph.nodes[i]):
             continue
-        for s in graph.sources[i]:
-            if s is None or s.node is None or not _is_elementwise(graph.nodes[s.node]):
+        for k, s in enumerate(graph.sources[i]):
+            if s is None or s.node is None or not _is_elementwise(graph.nodes[s.node]) or _widens(graph, i, k):
                 continue
             a, b = find(s.node), find(i)
             if a != b and not leaves_and_returns(a, b) and not leaves_and_returns(b, a):
@@ -196,6 +213,8 @@ def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
             continue
         (src,) = (s for s in graph.sources[r] if s is not None)
         if src.node is None or src.node not in owner or not _is_elementwise(graph.nodes[src.node]):
+            continue
+        if _widens(graph, r, 0):
             continue
         pg = owner[src.node]
         if pg in merged:
@@ -241,7 +260,8 @@ def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
         front: list[int] = []
         values = {result}
         for i in groups[e]:
-            if all(s is None or (s.node, s.index) in values for s in graph.sources[i]):
+            srcs = graph.sources[i]
+            if all(s is None or (s.node, s.index) in values and not _widens(graph, i, k) for k, s in enumerate(srcs)):
                 front.append(i)
                 values.add((i, 0))
         exits = [(i, 0) for i in front if (i, 0) in outputs or any(j not in front for j in readers.get((i, 0), ()))]
@@ -387,3 +407,28 @@ def _fused_step(
         operands.append(tuple(row))
     outputs = tuple((k, home[(i, 0)], descs[i].output_tensors[0]) for k, i in enumerate(nodes) if (i, 0) in home)
     return FusedStep(tuple(nodes), tuple(descs[i] for i in nodes), tuple(operands), tuple(externals), outputs)
+
+
+def composite_graph(desc: OperatorDesc) -> GraphDesc:
+    """The graph of a composite operator's parts (``CompositeRow.decompose``): graph input ``g`` is the
+    descriptor's ``g``-th present input tensor, the one graph output the last part's output; intermediate edges
+    may broadcast (``GraphDesc.broadcast_edges``)."""
+    row = desc.row
+    assert isinstance(row, CompositeRow), row.name
+    parts = row.decompose(desc)
+    present = [k for k, t in enumerate(desc.input_tensors) if t is not None]
+    graph_input = {k: g for g, k in enumerate(present)}
+    input_edges: list[InputEdge] = []
+    inter_edges: list[IntermediateEdge] = []
+    for i, part in enumerate(parts):
+        for slot, read in enumerate(part.reads):
+            if read is None:
+                continue
+            kind, index = read
+            if kind == "input":
+                input_edges.append(InputEdge(graph_input[index], i, slot))
+            else:
+                inter_edges.append(IntermediateEdge(index, 0, i, slot))
+    nodes = tuple(OperatorNode(part.desc) for part in parts)
+    output = (OutputEdge(len(parts) - 1, 0, 0),)
+    return GraphDesc(len(present), 1, nodes, tuple(input_edges), output, tuple(inter_edges), broadcast_edges=True)

@@ -12,12 +12,15 @@ import dataclasses
 import re
 
 import dml_activation
+import dml_composite
 import dml_unary
 import pytest
+import test_composite_generated as composite_generated
 import test_nary_generated as nary
 import test_ops_generated as generated
 import test_reduce_generated as reduce_generated
 from opinfo import records
+from reference_composite import REFERENCES as COMPOSITE_REFERENCES
 from reference_reduce import REFERENCES as REDUCE_REFERENCES
 
 import descriptors
@@ -134,7 +137,7 @@ DML_ACTIVATION = {
     "HARD_SWISH",
 }
 DML_REDUCTIONS = {"REDUCE", "ARGMAX", "ARGMIN"}  # directml.md section 4; tables: dml_reduce.py
-DML_OTHER = {"CAST", "FILL_VALUE_CONSTANT"}  # directml.md section 14
+DML_OTHER = {"CAST", "FILL_VALUE_CONSTANT", "MEAN_VARIANCE_NORMALIZATION1"}  # directml.md section 14
 DML_OPERATORS = (
     {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE}
     | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
@@ -220,7 +223,7 @@ DML_TABLES: dict[str, list[tuple]] = {
     "ELEMENT_WISE_ADD1": [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16")],
 }
 # The unary and activation families' transcriptions live in their own files.
-for _family in (dml_unary, dml_activation):
+for _family in (dml_unary, dml_activation, dml_composite):
     assert not set(_family.FIELDS) & set(DML_FIELDS) and not set(_family.TABLES) & set(DML_TABLES)
     DML_FIELDS.update(_family.FIELDS)
     DML_TABLES.update(_family.TABLES)
@@ -259,7 +262,7 @@ def _class_name(struct: str) -> str:
 # --- rows, references, classes, enum members -------------------------------------------------
 
 
-REFERENCES = {**records(), **REDUCE_REFERENCES}
+REFERENCES = {**records(), **REDUCE_REFERENCES, **COMPOSITE_REFERENCES}
 
 
 def test_every_row_has_a_reference_and_back() -> None:
@@ -270,7 +273,8 @@ def test_every_row_has_a_reference_and_back() -> None:
         assert set(per_variant) == set(descriptors.row_of(name).reductions), name
     for name, info in records().items():
         assert info.name == name and info.family is descriptors.row_of(name).family, name
-    elementwise = {r.name for r in ROWS if r.family != "reduce"}
+    elementwise = {r.name for r in ROWS if r.family not in ("reduce", "composite")}
+    assert set(COMPOSITE_REFERENCES) == {r.name for r in ROWS if r.is_composite}
     assert set(records()) == elementwise, sorted(set(records()) ^ elementwise)
     assert set(ROW_NAMES) == set(REFERENCES), (
         f"rows without reference: {sorted(set(ROW_NAMES) - set(REFERENCES))}; "
@@ -410,7 +414,7 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
 
 def test_generated_matrix_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.CASES} | {p.values[0] for p in nary.CASES}
-    covered |= {p.values[0] for p in reduce_generated.CASES}
+    covered |= {p.values[0] for p in reduce_generated.CASES} | {p.values[0] for p in composite_generated.CASES}
     assert covered == set(ROW_NAMES)
     in_place_rows = {p.values[0] for p in generated.IN_PLACE_CASES} | {p.values[0] for p in nary.IN_PLACE_CASES}
     assert in_place_rows == {r.name for r in ROWS if r.in_place}
@@ -418,7 +422,7 @@ def test_generated_matrix_covers_every_row() -> None:
 
 def test_edge_table_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.EDGE_PARAMS} | {p.values[0] for p in nary.EDGE_CASES}
-    covered |= {case[0] for case in reduce_generated.EDGE_CASES}
+    covered |= {case[0] for case in reduce_generated.EDGE_CASES} | {case[0] for case in composite_generated.EDGE_CASES}
     assert covered == set(ROW_NAMES), sorted(set(ROW_NAMES) - covered)
 
 
@@ -449,6 +453,7 @@ DML_IN_PLACE = (
     }
     | dml_unary.IN_PLACE
     | dml_activation.IN_PLACE
+    | dml_composite.IN_PLACE
 )
 
 

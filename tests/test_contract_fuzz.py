@@ -49,6 +49,7 @@ from helpers import assert_expected, element_offsets, random_values, to_host
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
 from opinfo import record, records
+from test_composite_generated import check_descriptor as check_composite
 from test_nary_generated import param_values
 from test_ops_generated import eps_multiple
 from test_reduce_generated import check as check_reduction
@@ -519,6 +520,12 @@ def recipes(draw: st.DrawFn, fuzz_percent: int = 45, binding_percent: int = 35) 
         axes = draw(st.permutations(range(ndim)).flatmap(lambda p: st.integers(1, len(p)).map(lambda k: p[:k])))
         rec.params["axes"] = tuple(axes)
         out_sizes = tuple(1 if i in axes else s for i, s in enumerate(sizes))
+    elif row.is_composite:
+        if any(f.kind is FieldKind.AXES for f in row.fields):  # SOFTMAX1, MEAN_VARIANCE_NORMALIZATION1
+            axes = draw(st.permutations(range(ndim)).flatmap(lambda p: st.integers(1, len(p)).map(lambda k: p[:k])))
+            rec.params["axes"] = tuple(axes)
+        elif ndim > 2 and _chance(draw, 70):  # SOFTMAX: an effective rank of at most 2
+            sizes = out_sizes = (1,) * (ndim - 2) + sizes[-2:]
     tier = row.tier_at(level, variant)
     for f in row.tensor_fields:
         # An optional tensor may be absent where the level's table says so (QUANTIZE_LINEAR's zero point from 6_2).
@@ -527,6 +534,8 @@ def recipes(draw: st.DrawFn, fuzz_percent: int = 45, binding_percent: int = 35) 
             rec.tensors[f.name] = None
             continue
         shape = out_sizes if f.is_output else sizes
+        if row.is_composite and f.kind is FieldKind.OPTIONAL_INPUT_TENSOR:  # MVN's ScaleTensor: 1s broadcast
+            shape = tuple(s if _chance(draw, 50) else 1 for s in sizes)
         rec.tensors[f.name] = {
             "data_type": combo[f.name],
             "sizes": shape,
@@ -598,7 +607,9 @@ def _mutate(draw: st.DrawFn, rec: Recipe, row: OpRow) -> str:
         spec = rec.tensors[role] = dict(rec.tensors[role])
         return f"tensor {role}: " + _tensor_mutation(draw, spec, row.field(role).is_output)
     if what == "param":
-        fields = [f for f in row.fields if f.is_param or f.kind in (FieldKind.DATA_TYPE, FieldKind.SELECTOR)]
+        fields = [
+            f for f in row.fields if f.is_param or f.kind in (FieldKind.DATA_TYPE, FieldKind.SELECTOR, FieldKind.BOOL)
+        ]
         if fields:
             f = draw(st.sampled_from(fields))
             rec.params[f.name] = _wild_value(draw, f.kind)
@@ -625,7 +636,7 @@ def _mutate(draw: st.DrawFn, rec: Recipe, row: OpRow) -> str:
     if what == "fused" and row.fused_field is not None:
         rec.params[row.fused_field.name] = _fused(draw, FL.FL_6_4, wild=True)
         return "fused"
-    if what == "axes" and row.is_reduction:
+    if what == "axes" and any(f.kind is FieldKind.AXES for f in row.fields):
         rec.params["axes"] = draw(
             st.sampled_from([(), (0, 0), (-1,), (9,), (True,), (0.0,), [0], (np.int64(0),), None, 0, "0", (2**64,)])
         )
@@ -865,6 +876,8 @@ def _tame_data(row: OpRow, k: int, dt: DataType, n: int, rng: np.random.Generato
         if dt.is_float:
             return float_data(kind, n, per_output, rng).astype(dt.numpy_dtype)
         return int_data(kind, dt, n, per_output, rng)
+    if row.is_composite:  # normals of spread 4 (softmax's exponent range, MVN's normalization)
+        return (rng.standard_normal(n) * 4).astype(dt.numpy_dtype)
     if row.family == "binary":
         kinds = record(row.name).data or ("arith", "arith")
         return random_values(dt, (n,), rng, kinds[min(k, 1)]).reshape(n)
@@ -1125,6 +1138,9 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
     out_role = row.output_fields[0].name
     out_dt: DataType = getattr(desc, out_role).data_type
     what = f"{row.name} {desc}"
+    if row.is_composite:
+        check_composite(desc, logical_in, got)
+        return
     if row.is_reduction:
         variant = row.variant_of(desc)
         assert variant is not None

@@ -521,21 +521,16 @@ def test_graph_binding_errors_name_the_buffer() -> None:
 # ---------------------------------------------------------------------------------------------- NVRTC
 
 
-def test_fused_kernels_compile_with_nvrtc() -> None:
-    """Every fused kernel the plans of the fixed graphs and 80 random graphs make (ElementwiseKernel, the
-    flat/rows RawKernels of one-output groups, reductions with a prologue and/or an epilogue) compiles with
-    NVRTC for the real target, with the options the CuPy backend passes (--fmad=false)."""
-    from test_nvrtc import _check_nvrtc
-
+def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, int]:
+    """The CUDA source of every fused kernel the plans of ``graphs`` launch (ElementwiseKernel, the flat/rows
+    RawKernels of one-output groups, reductions with a prologue and/or an epilogue), by kernel name; and how many
+    fused reductions and epilogues were among them."""
     import gpuops.nvrtc as gnvrtc
     from gpuops.codegen.fast import fast_source
     from gpuops.codegen.graph import fused_kernel_spec, fused_reduction_spec
     from gpuops.graph_plan import FusedReduceStep, FusedStep, plan_graph
     from gpuops.lowering import lower
 
-    _check_nvrtc()
-    graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1)))]
-    graphs += [random_graph(seed)[0] for seed in range(80)]
     sources: dict[str, str] = {}
     reductions = epilogues = 0
     for graph in graphs:
@@ -560,6 +555,20 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
                     for kind in ("flat", "rows"):
                         fast = fast_source(spec, kind)
                         sources[fast.name] = fast.source
+    return sources, reductions, epilogues
+
+
+def test_fused_kernels_compile_with_nvrtc() -> None:
+    """Every fused kernel the plans of the fixed graphs and 80 random graphs make compiles with NVRTC for the
+    real target, with the options the CuPy backend passes (--fmad=false)."""
+    from test_nvrtc import _check_nvrtc
+
+    import gpuops.nvrtc as gnvrtc
+
+    _check_nvrtc()
+    graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1)))]
+    graphs += [random_graph(seed)[0] for seed in range(80)]
+    sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))

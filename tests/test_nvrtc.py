@@ -31,7 +31,8 @@ from gpuops.codegen import BIAS, SCALE, KernelSpec, elementwise_kernel_spec
 pytestmark = pytest.mark.nvrtc
 
 LEVEL = FeatureLevel.FL_6_4
-ELEMENTWISE_ROWS = tuple(row for row in ROWS if not row.is_reduction)  # reductions: test_nvrtc_reduce.py
+# reductions: test_nvrtc_reduce.py; composites (plans of other rows): test_composite_generated.py
+ELEMENTWISE_ROWS = tuple(row for row in ROWS if not row.is_reduction and not row.is_composite)
 ROW_NAMES = [row.name for row in ELEMENTWISE_ROWS]
 _ROW = {row.name: row for row in ELEMENTWISE_ROWS}
 
@@ -196,7 +197,7 @@ def test_require_nvrtc_fails_instead_of_skipping(monkeypatch: pytest.MonkeyPatch
 # Fused activations: one kernel holding the operator and the activation.
 
 _FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
-_FUSED_HOSTS = [r for r in ROWS if r.fused_field is not None]
+_FUSED_HOSTS = [r for r in ELEMENTWISE_ROWS if r.fused_field is not None]  # MVN1: test_composite_generated.py
 
 
 def test_fused_hosts_are_arithmetic_with_float_outputs() -> None:

@@ -39,6 +39,7 @@ _TYPES = {
     FieldKind.DATA_TYPE: "DataType",
     FieldKind.FUSED_ACTIVATION: "OperatorDesc | None",
     FieldKind.AXES: "Sequence[int]",
+    FieldKind.BOOL: "bool",
 }
 
 _HEADER = '''\

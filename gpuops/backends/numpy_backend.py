@@ -437,7 +437,9 @@ class _FusedRun:
                     else:
                         temp = temps[k]
                         assert temp is not None
-                        o = temp[: args[0].size].reshape(args[0].shape) if args else temp
+                        # A node reading nothing (FILL_VALUE_CONSTANT) writes the block's shape.
+                        shape = args[0].shape if args else np.broadcast_to(np.empty((), bool), self.shape)[idx].shape
+                        o = temp[: math.prod(shape)].reshape(shape)
                     kernel.run(args, o, prepared, False)
                     values.append(o)
 
