@@ -136,7 +136,8 @@ def _sized(xp: Any, buf: Any, need_bytes: int | None) -> Any:
 
 
 def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) -> None:
-    """Run ``desc`` with these backend arrays (any layout; 0-d allowed) into ``output``.
+    """Run ``desc`` with these backend arrays (any layout; 0-d allowed), one per present input tensor, into
+    ``output``.
 
     ``output`` must be C-contiguous (a front-end allocates it, or checks a caller's); inputs
     are read through contiguous buffers, copied only when not contiguous already (or too
@@ -147,12 +148,46 @@ def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) 
     if not output.flags.c_contiguous:
         raise ValueError("run: output must be C-contiguous")
     ins = [t for t in desc.input_tensors if t is not None]
-    bufs = [_sized(xp, flat_buffer(xp, a), t.total_tensor_size_in_bytes) for a, t in zip(inputs, ins, strict=True)]
+    present = iter(
+        [_sized(xp, flat_buffer(xp, a), t.total_tensor_size_in_bytes) for a, t in zip(inputs, ins, strict=True)]
+    )
+    bufs = [None if t is None else next(present) for t in desc.input_tensors]  # None: an absent optional tensor
     out = output.reshape(-1)
     target = _sized(xp, out, desc.output_tensors[0].total_tensor_size_in_bytes)
     compiled(device, desc).execute(bufs, [target])
     if target is not out:
         out[...] = target[: out.size]
+
+
+def composite(device: Device, op: str, x_in: object, where: str, *extra: object, **fields: Any) -> Any:
+    """``op`` (a composite row: softmax, log-softmax, MEAN_VARIANCE_NORMALIZATION1) over ``x_in``: input and
+    output of ``x_in``'s type and shape, ``extra`` its other input tensors as (array or None), ``fields`` the
+    rest of the descriptor. A float type the device's table for ``op`` lacks is a TypeError; returns an array
+    of ``x_in``'s kind."""
+    arrs = arrays(device)
+    x = arrs.asarray(x_in, f"{where}: input")
+    dt = data_type(x, f"{where}: input")
+    sup = device.operator_support(op)
+    allowed = (*sup.tensors[0].data_types, *sup.tensors[0].extension_data_types) if sup.supported else ()
+    if sup.supported and dt not in allowed:
+        names = ", ".join(str(t.numpy_dtype) for t in allowed)
+        raise TypeError(f"{where}: input is {x.dtype}; {op} takes {names} on {device!r}")
+    shape = tuple(x.shape)
+    if not shape:
+        raise ValueError(f"{where}: input has rank 0 (a scalar); give it at least one dimension")
+    out = empty(arrs.xp, shape, dt)
+    if 0 in shape:  # DirectML sizes are >= 1: nothing to normalize
+        return return_like(x_in, out)
+    t = tensor(dt, shape)
+    others = [None if e is None else arrs.asarray(e, f"{where}: input") for e in extra]
+    in_fields = [f.name for f in desc_class(op).row.input_fields[1:]]
+    tensors = {
+        name: None if e is None else tensor(data_type(e, f"{where}: {name}"), tuple(e.shape))
+        for name, e in zip(in_fields, others, strict=True)
+    }
+    desc = desc_class(op)(input_tensor=t, output_tensor=t, **tensors, **fields)
+    run(device, desc, [x, *(e for e in others if e is not None)], out)
+    return return_like(x_in, out)
 
 
 def cast(device: Device, x_in: object, target: DataType, where: str) -> Any:

@@ -18,6 +18,9 @@ Power                               ``ELEMENT_WISE_POW`` (``a`` the input, ``b``
 FloorMod                            ``ELEMENT_WISE_MODULUS_FLOOR`` (sign of the divisor, Python ``%``)
 Mod                                 ``ELEMENT_WISE_MODULUS_TRUNCATE`` (sign of the dividend, ``fmod``)
 SquaredDifference                   ``ELEMENT_WISE_DIFFERENCE_SQUARE`` (``(a - b) * (a - b)``)
+Convert                             ``CAST``
+SoftMax-8 / LogSoftmax-5            ``ACTIVATION_SOFTMAX1`` / ``ACTIVATION_LOG_SOFTMAX1`` (one axis)
+MVN-6                               ``MEAN_VARIANCE_NORMALIZATION1`` (``eps_mode="inside_sqrt"``)
 ==================================  ================================================================
 
 Broadcast rules (``auto_broadcast``, case-insensitive: ``"none"``, ``"numpy"``, ``"pdpd"``),
@@ -71,7 +74,7 @@ from descriptors import DataType, OperatorDesc, desc_class
 
 from ..device import Device
 from ._common import arrays as _common_arrays
-from ._common import cast, data_type, default_device, return_like, run, tensor
+from ._common import cast, composite, data_type, default_device, return_like, run, tensor
 
 __all__ = [
     "add",
@@ -79,11 +82,14 @@ __all__ = [
     "convert",
     "divide",
     "floor_mod",
+    "log_softmax",
     "maximum",
     "minimum",
     "mod",
     "multiply",
+    "mvn",
     "power",
+    "softmax",
     "squared_difference",
     "subtract",
 ]
@@ -358,3 +364,82 @@ def convert(data: object, destination_type: object, *, device: Device | None = N
                 f"{where}: destination_type {destination_type!r} is not an element type; allowed: {allowed}"
             ) from None
     return cast(dev, data, target, where)
+
+
+def _device_of(device: Device | None, where: str) -> Device:
+    dev = default_device() if device is None else device
+    if not isinstance(dev, Device):
+        raise TypeError(f"{where}: device must be a gpuops.Device (got {type(dev).__name__})")
+    return dev
+
+
+def _axis_in(axis: object, rank: int, where: str, name: str = "axis") -> int:
+    """An OpenVINO axis (negative counts from the end) in ``[-rank, rank - 1]``, as a non-negative one."""
+    if isinstance(axis, (bool, np.bool_)) or not hasattr(axis, "__index__"):
+        raise TypeError(f"{where}: {name} must be an integer (got {axis!r})")
+    a = operator.index(axis)
+    if not -rank <= a < rank:
+        raise ValueError(f"{where}: {name}={a} is outside [{-rank}, {rank - 1}] for an input of rank {rank}")
+    return a % rank
+
+
+def _rank(data: object, device: Device, where: str) -> int:
+    return int(_common_arrays(device).asarray(data, f"{where}: data").ndim)
+
+
+def softmax(data: object, axis: int = 1, *, device: Device | None = None) -> Any:
+    """OpenVINO's SoftMax-8: exp(x) / sum exp(x) along ``axis`` (negative from the end; default 1), by DirectML's
+    ``ACTIVATION_SOFTMAX1`` (maximum subtracted first; float16/bfloat16 summed in float32). Types: f32, f16,
+    bf16, f64. Returns an array of ``data``'s kind."""
+    where = "openvino.softmax"
+    dev = _device_of(device, where)
+    rank = _rank(data, dev, where)
+    axes = (_axis_in(axis, rank, where),) if rank else (0,)
+    return composite(dev, "ACTIVATION_SOFTMAX1", data, where, axes=axes)
+
+
+def log_softmax(data: object, axis: int = 1, *, device: Device | None = None) -> Any:
+    """OpenVINO's LogSoftmax-5: x - max - log(sum exp(x - max)) along ``axis`` (negative from the end; default
+    1), by DirectML's ``ACTIVATION_LOG_SOFTMAX1``. Returns an array of ``data``'s kind."""
+    where = "openvino.log_softmax"
+    dev = _device_of(device, where)
+    rank = _rank(data, dev, where)
+    axes = (_axis_in(axis, rank, where),) if rank else (0,)
+    return composite(dev, "ACTIVATION_LOG_SOFTMAX1", data, where, axes=axes)
+
+
+def mvn(
+    data: object,
+    axes: Sequence[int],
+    normalize_variance: bool,
+    eps: float,
+    eps_mode: str,
+    *,
+    device: Device | None = None,
+) -> Any:
+    """OpenVINO's MVN-6: (x - mean) / sqrt(variance + eps) over ``axes`` (the spec's second input, negative from
+    the end), or x - mean without ``normalize_variance``, by DirectML's ``MEAN_VARIANCE_NORMALIZATION1``
+    (population variance, two passes). ``eps_mode`` must be ``"inside_sqrt"``: DirectML adds epsilon to the
+    variance only, so ``"outside_sqrt"`` (sqrt(variance) + eps) is refused. Returns an array of ``data``'s kind."""
+    where = "openvino.mvn"
+    dev = _device_of(device, where)
+    if not isinstance(eps_mode, str) or eps_mode.lower() not in ("inside_sqrt", "outside_sqrt"):
+        raise ValueError(f"{where}: eps_mode must be 'inside_sqrt' or 'outside_sqrt' (got {eps_mode!r})")
+    if eps_mode.lower() == "outside_sqrt":
+        raise ValueError(
+            f"{where}: eps_mode='outside_sqrt' (sqrt(variance) + eps) has no DirectML descriptor: "
+            "MEAN_VARIANCE_NORMALIZATION1 adds epsilon inside the square root; use 'inside_sqrt'"
+        )
+    if not isinstance(normalize_variance, (bool, np.bool_)):
+        raise TypeError(f"{where}: normalize_variance must be a bool (got {normalize_variance!r})")
+    rank = _rank(data, dev, where)
+    listed = [int(a) for a in np.asarray(axes).reshape(-1)] if not isinstance(axes, (str, bytes)) else None
+    if listed is None:
+        raise TypeError(f"{where}: axes must be a sequence of integers (got {axes!r})")
+    chosen = tuple(_axis_in(a, rank, where, "axes") for a in listed)
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"{where}: axes {listed} names an axis twice")
+    return composite(
+        dev, "MEAN_VARIANCE_NORMALIZATION1", data, where, None, None,
+        axes=chosen, normalize_variance=bool(normalize_variance), epsilon=float(eps),
+    )  # fmt: skip

@@ -26,6 +26,7 @@ ElementWise XOR          ``ELEMENT_WISE_LOGICAL_XOR``                       bool
 ElementWise EQUAL        ``ELEMENT_WISE_LOGICAL_EQUALS``                    bool
 ElementWise GREATER      ``ELEMENT_WISE_LOGICAL_GREATER_THAN``              bool
 ElementWise LESS         ``ELEMENT_WISE_LOGICAL_LESS_THAN``                 bool
+SoftMax                  ``ACTIVATION_SOFTMAX1`` (one axis)                 T
 Reduce SUM               ``REDUCE``, ``ReduceFunction.SUM``                 T
 Reduce PROD              ``REDUCE``, ``ReduceFunction.MULTIPLY``            T
 Reduce MAX               ``REDUCE``, ``ReduceFunction.MAX``                 T
@@ -87,7 +88,15 @@ from descriptors.float_range import show_number
 from ..device import Device
 from . import _common
 
-__all__ = ["ElementWiseOperation", "ReduceOperation", "axes_from_bitmask", "cast", "elementwise", "reduce"]
+__all__ = [
+    "ElementWiseOperation",
+    "ReduceOperation",
+    "axes_from_bitmask",
+    "cast",
+    "elementwise",
+    "reduce",
+    "softmax",
+]
 
 
 class ElementWiseOperation(enum.Enum):
@@ -374,3 +383,28 @@ def cast(input: Any, to_type: object, *, device: Device | None = None) -> Any:
             allowed = ", ".join(CAST_TYPES)
             raise TypeError(f"{fn}: to_type {to_type!r} is not a TensorRT DataType; allowed: {allowed}") from None
     return _common.cast(_device(device, fn), input, target, fn)
+
+
+def softmax(input: Any, axes: int | None = None, *, device: Device | None = None) -> Any:
+    """TensorRT's SoftMax layer (``network.add_softmax(input)``, ``layer.axes``): exp(x) / sum exp(x) along the
+    one dimension set in the ``axes`` bitmask (exactly one bit, as ``ISoftMaxLayer::setAxes`` requires).
+    ``axes=None`` is TensorRT's default: dimension ``rank - 3``, or 0 below rank 3 (NCHW: C).
+
+    DirectML's ``ACTIVATION_SOFTMAX1`` runs it (the maximum subtracted first; float16 and bfloat16 summed in
+    float32, rounded once). Types: float32, float16, bfloat16. Returns an array of ``input``'s kind.
+    """
+    fn = "tensorrt.softmax"
+    dev = _device(device, fn)
+    x = _common.arrays(dev).asarray(input, f"{fn}: input")
+    _check_type(x, "input", (DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16), fn)
+    rank = x.ndim
+    if rank == 0:
+        raise ValueError(f"{fn}: input has rank 0 (a scalar); SoftMax needs an input of rank >= 1")
+    if axes is None:
+        axis = max(0, rank - 3)
+    else:
+        chosen = _axes(axes, rank, fn)
+        if len(chosen) != 1:
+            raise ValueError(f"{fn}: axes={axes} sets {len(chosen)} bits ({list(chosen)}); SoftMax takes exactly one")
+        (axis,) = chosen
+    return _common.composite(dev, "ACTIVATION_SOFTMAX1", input, fn, axes=(axis,))

