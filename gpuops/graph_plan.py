@@ -113,7 +113,12 @@ def _readers(graph: GraphDesc) -> dict[tuple[int, int], set[int]]:
 
 
 def _is_elementwise(node: OperatorNode | ConstantNode) -> bool:
-    return isinstance(node, OperatorNode) and not node.desc.row.is_reduction and len(node.outputs) == 1
+    """A node that may join a fused group. Not one reading the element's logical index (FILL_VALUE_SEQUENCE,
+    ``ElementwiseRow.reads_index``): a fused kernel's loop (a reduction's map, the NumPy backend's blocks of a
+    group) does not carry it, so such a node runs as an operator of its own, its value materialized."""
+    if not isinstance(node, OperatorNode) or node.desc.row.is_reduction or len(node.outputs) != 1:
+        return False
+    return not getattr(node.desc.row, "reads_index", False)
 
 
 def _rewritten(graph: GraphDesc, i: int) -> OperatorDesc:

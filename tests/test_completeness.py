@@ -134,7 +134,7 @@ DML_ACTIVATION = {
     "HARD_SWISH",
 }
 DML_REDUCTIONS = {"REDUCE", "ARGMAX", "ARGMIN"}  # directml.md section 4; tables: dml_reduce.py
-DML_OTHER = {"CAST", "FILL_VALUE_CONSTANT"}  # directml.md section 14
+DML_OTHER = {"CAST", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE"}  # directml.md section 14
 DML_OPERATORS = (
     {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE}
     | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
