@@ -78,6 +78,7 @@ __all__ = [
     "ElementWiseBitCountOperatorDesc",
     "CastOperatorDesc",
     "FillValueConstantOperatorDesc",
+    "FillValueSequenceOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
     "ElementWiseIfOperatorDesc",
@@ -780,6 +781,19 @@ class FillValueConstantOperatorDesc(OperatorDesc):
     _: dataclasses.KW_ONLY
     value_data_type: DataType
     value: int | float
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FillValueSequenceOperatorDesc(OperatorDesc):
+    """``DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC``: output[i] = ValueStart + i * ValueDelta, i the element's row-major
+    index over the output's sizes.
+    """
+
+    row: ClassVar[ElementwiseRow]
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    value_data_type: DataType
+    value_start: int | float
+    value_delta: int | float
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ElementWiseQuantizeLinearOperatorDesc(OperatorDesc):

@@ -405,6 +405,11 @@ class ElementwiseRow(Row):
         no float32 intermediate from the backends (``compute.ComputePlan.out_compute`` is the output type).
     type_rule: a constraint between tensor data types that the per-role tables cannot say (QUANTIZE_LINEAR:
         the scale has the input's type unless the input is INT32): ``(field, reason)`` when broken, else None.
+    reads_index: the expressions read the element's logical index (FILL_VALUE_SEQUENCE): the row-major index of
+        the element over the output's sizes, whatever its strides. CUDA forms read it as ``gpuops_index`` (a
+        ``long long``), bound from the kernel's ``i`` (CuPy's element index; the flat and rows kernels declare
+        one); NumPy forms get it as the keyword ``index`` (an int64 array shaped like ``out``). The GPU plans
+        a fast kernel only where its loop runs in logical order, and graphs never fuse the row.
     """
 
     exprs: Exprs
@@ -415,6 +420,7 @@ class ElementwiseRow(Row):
     grad_use_dst: str = ""
     converts: bool = False
     type_rule: Callable[[Mapping[str, DataType]], tuple[str, str] | None] | None = None
+    reads_index: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

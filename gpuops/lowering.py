@@ -158,7 +158,7 @@ class Lowering:
         where neither applies (reductions, more than one output, layouts that do not coalesce)."""
         if self.is_reduction or len(self.row.output_fields) != 1:
             return None
-        return plan_tensors([t for _, t in self.inputs], self.output)
+        return plan_tensors([t for _, t in self.inputs], self.output, self.elementwise_row.reads_index)
 
     @functools.cached_property
     def two_pass(self) -> TwoPassPlan | None:

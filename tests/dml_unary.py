@@ -65,6 +65,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "CAST": UNARY,
     "ELEMENT_WISE_QUANTIZE_LINEAR": ("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
     "FILL_VALUE_CONSTANT": ("OutputTensor", "ValueDataType", "Value"),
+    "FILL_VALUE_SEQUENCE": ("OutputTensor", "ValueDataType", "ValueStart", "ValueDelta"),
     "ELEMENT_WISE_DEQUANTIZE_LINEAR": ("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
     "ELEMENT_WISE_CLIP_GRAD": (*CLIP_GRAD, "Min", "Max"),
     "ELEMENT_WISE_CLIP_GRAD1": (*CLIP_GRAD, "MinMaxDataType", "Min", "Max"),
@@ -122,6 +123,9 @@ TABLES: dict[str, list[tuple]] = {
     # The FILL_VALUE_CONSTANT page read shows FL 2_1 (4-D, the eight types); 1-8 dims from 3_0 and the 64-bit
     # integers from 4_1 follow directml.md 5 (the 4_1 row lists FILL_VALUE_CONSTANT among the 64-bit operators).
     "FILL_VALUE_CONSTANT": [("4_1", (1, 8), ALL10), ("3_0", (1, 8), EIGHT), ("2_1", (4, 4), EIGHT)],
+    # The FILL_VALUE_SEQUENCE page (learn.microsoft.com, read for issue 18): FL 5_0 1-8 dims, the eight types and
+    # INT64/UINT64; FL 4_0 1-8 dims, the eight; FL 2_1 4-D, the eight.
+    "FILL_VALUE_SEQUENCE": [("5_0", (1, 8), ALL10), ("4_0", (1, 8), EIGHT), ("2_1", (4, 4), EIGHT)],
     "ELEMENT_WISE_QUANTIZE_LINEAR": [
         ("6_2", (1, 8), "F32 F16 I32", "I8 U8", {"scale_tensor": "F32 F16", "zero_point_tensor": "I8 U8"}),
         ("6_0", (1, 8), "F32 F16 I32", "I8 U8", {"scale_tensor": "F32 F16", "zero_point_tensor": "I8 U8"}),

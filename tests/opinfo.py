@@ -38,9 +38,10 @@ class OpInfo:
     reference: binary rows ``ref(a, b, out_dtype)`` (plus ``scale_bias=(scale, bias)`` where the row has
         ScaleBias); other rows ``ref(inputs, out_dtype, params, scale_bias)``, ``inputs`` the logical input
         arrays broadcast to the output shape in the row's input-field order, ``params`` the descriptor's
-        parameter values with the defaults filled in. Either returns a ``reference.Expected``, or float64
-        values compared within ``tolerance``. Written from the operator's formula, never from its row.
-        :meth:`evaluate` calls either form the same way.
+        parameter values with the defaults filled in; a row that reads no input (FILL_VALUE_*) is called
+        ``ref(inputs, out_dtype, params, scale_bias, shape=sizes)``, the output's logical sizes. Either returns a
+        ``reference.Expected``, or float64 values compared within ``tolerance``. Written from the operator's
+        formula, never from its row. :meth:`evaluate` calls either form the same way.
     data: binary rows: the ``helpers.random_values`` kinds of A and B (default ``("arith", "arith")``);
         other rows: per-input generators ``gen(dt, shape, rng)`` (default: ``random_values(..., "arith")``).
     params: parameter sets to run (default: one set, the fields' defaults).
@@ -76,14 +77,20 @@ class OpInfo:
         out_dtype: np.dtype,
         params: Mapping[str, Any] | None = None,
         scale_bias: tuple[float, float] | None = None,
+        shape: tuple[int, ...] | None = None,
     ) -> Any:
         """The reference's ``Expected`` for the logical ``inputs`` (float64 values are compared within a
-        tolerance), whatever the family's calling convention."""
+        tolerance), whatever the family's calling convention. ``shape``: the output's logical sizes, which a
+        row reading no input needs (its reference has nothing else to take them from)."""
         from reference import Expected  # reference.py imports this module: import it late
 
         if self.family is Family.BINARY:
             extra = {} if scale_bias is None else {"scale_bias": scale_bias}  # only rows with ScaleBias take it
             got = self.reference(inputs[0], inputs[1], out_dtype, **extra)
+        elif not row_of(self.name).input_fields:
+            if shape is None:
+                raise TypeError(f"{self.name} reads no input: its reference needs the output's shape")
+            got = self.reference(inputs, out_dtype, dict(params or {}), scale_bias, shape=tuple(shape))
         else:
             got = self.reference(inputs, out_dtype, dict(params or {}), scale_bias)
         return got if isinstance(got, Expected) else Expected(np.asarray(got, dtype=np.float64), False)

@@ -505,17 +505,59 @@ def _dq_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
     return _as(dt, rng.choice(np.array([0.5, 0.25, 1.5, 0.1, -2.0, 3e-3]), math.prod(shape)), shape)
 
 
-def _fill_constant(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
-    """FILL_VALUE_CONSTANT: Value read as the output's type (every element; the test broadcasts it)."""
+def _scalar_as(value: Any, out_dtype: np.dtype) -> np.ndarray:
+    """A DML_SCALAR_UNION value read as the output's type (a float rounded to it once)."""
     with np.errstate(invalid="ignore"):  # NaN into bfloat16
-        return Expected(np.array(params["value"], dtype=np.float64 if isinstance(params["value"], float) else object)
-                        .astype(out_dtype), True)  # fmt: skip
+        return np.array(value, dtype=np.float64 if isinstance(value, float) else object).astype(out_dtype)
+
+
+def _fill_constant(
+    inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any, *, shape: tuple[int, ...]
+) -> Expected:
+    """FILL_VALUE_CONSTANT: Value read as the output's type, in every element."""
+    return Expected(np.broadcast_to(_scalar_as(params["value"], out_dtype), shape), True)
+
+
+def _fill_sequence(
+    inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any, *, shape: tuple[int, ...]
+) -> Expected:
+    """FILL_VALUE_SEQUENCE: start + i * delta, ``i`` the row-major index over ``shape``; bit for bit.
+
+    Integers: Python integers, exact, reduced modulo 2**bits. Floats: the semantics' steps in Python floats
+    (IEEE doubles), each rounded once to the compute type with NumPy's scalar conversion: ``i``, the product
+    (of two float32 values: exact in a double before that rounding), the sum (a double's rounding first is
+    innocuous for one operation on float32 values, 53 >= 2 * 24 + 2), then a 16-bit output once more. No
+    gpuops code and no array arithmetic is involved; the tolerance is zero (any NaN matches any NaN).
+    """
+    out_dtype = np.dtype(out_dtype)
+    n = math.prod(shape)
+    if out_dtype.kind in "iu":
+        bits = 8 * out_dtype.itemsize
+        s, d = int(params["value_start"]), int(params["value_delta"])
+        vals = [(s + i * d) % 2**bits for i in range(n)]
+        if out_dtype.kind == "i":
+            vals = [v - 2**bits if v >= 2 ** (bits - 1) else v for v in vals]
+        return Expected(np.array(vals, dtype=out_dtype).reshape(shape), True)
+    s = float(_scalar_as(params["value_start"], out_dtype))
+    d = float(_scalar_as(params["value_delta"], out_dtype))
+    if out_dtype == np.float64:
+        vals = [s + float(i) * d for i in range(n)]
+        return Expected(np.array(vals, dtype=np.float64).reshape(shape), True)
+
+    def r32(v: float) -> float:
+        with np.errstate(over="ignore"):
+            return float(np.float32(v))
+
+    vals = [r32(s + r32(r32(float(i)) * d)) for i in range(n)]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return Expected(np.array(vals, dtype=np.float32).astype(out_dtype).reshape(shape), True)
 
 
 REFERENCES.update(
     {
         "CAST": _cast,
         "FILL_VALUE_CONSTANT": _fill_constant,
+        "FILL_VALUE_SEQUENCE": _fill_sequence,
         "ELEMENT_WISE_QUANTIZE_LINEAR": _quantize_linear,
         "ELEMENT_WISE_DEQUANTIZE_LINEAR": _dequantize_linear,
         "ELEMENT_WISE_IDENTITY": _identity,
@@ -641,6 +683,14 @@ DATA.update(
 PARAMS.update(
     {
         "FILL_VALUE_CONSTANT": [{"value": 13}, {"value": 0}, {"value": 100}],
+        # Values every type holds; 100 + 7i and 127 + 127i wrap INT8 (and UINT8) within the tests' sizes, and
+        # 127 + 127i passes 2048 in FLOAT16 and 256 in BFLOAT16, where their spacing rounds odd values.
+        "FILL_VALUE_SEQUENCE": [
+            {"value_start": 3, "value_delta": 2},
+            {"value_start": 100, "value_delta": 7},
+            {"value_start": 127, "value_delta": 127},
+            {"value_start": 0, "value_delta": 0},
+        ],
         "ELEMENT_WISE_ROUND": [
             {},  # HALVES_TO_NEAREST_EVEN, DirectML's default
             {"rounding_mode": RoundingMode.TOWARD_ZERO},
@@ -686,6 +736,16 @@ TOLERANCE.update(
 
 def _io(in_dt: DataType, out_dt: DataType | None = None) -> dict[str, DataType]:
     return {"input_tensor": in_dt, "output_tensor": out_dt or in_dt}
+
+
+def _seq(dt: DataType, start: Any, delta: Any, expected: list[Any]) -> tuple[Any, ...]:
+    """A FILL_VALUE_SEQUENCE edge: a 1-D output of ``len(expected)`` elements, compared bit for bit (integers as
+    an array of the type: NumPy reads a list mixing values above and below 2**63 as floats), except where a NaN
+    is expected: then by class (a NaN's sign and payload are the hardware's; zeros and infinities keep their
+    signs, and the other values are exact floats the test's 4-eps bound cannot confuse)."""
+    want: Any = np.array(expected, dt.numpy_dtype) if not dt.is_float else expected
+    exact = not any(isinstance(v, float) and math.isnan(v) for v in expected)
+    return ([], {"value_data_type": dt, "value_start": start, "value_delta": delta}, want, exact, {"output_tensor": dt})
 
 
 _F32 = _io(DataType.FLOAT32)
@@ -1052,6 +1112,38 @@ EDGES.update(
                 {"output_tensor": DataType.UINT64},
             ),
             ([], {"value_data_type": DataType.INT8, "value": -128}, [-128] * 5, True, {"output_tensor": DataType.INT8}),
+        ],
+        # FILL_VALUE_SEQUENCE, worked by hand: start + i * delta (see _seq).
+        "FILL_VALUE_SEQUENCE": [
+            # DirectML's two examples (ValueDelta -2 as UINT8 is its two's complement, 254).
+            _seq(DataType.FLOAT32, 3.0, 2.0, [3.0, 5.0, 7.0]),
+            _seq(DataType.UINT8, 10, 254, [10, 8, 6, 4]),
+            # Wrapping modulo 2**bits.
+            _seq(DataType.INT8, 120, 5, [120, 125, -126, -121]),
+            _seq(DataType.INT8, -128, -1, [-128, 127, 126]),
+            _seq(DataType.INT64, -(2**63), -1, [-(2**63), 2**63 - 1, 2**63 - 2]),
+            _seq(DataType.UINT64, 2**64 - 1, 2**63, [2**64 - 1, 2**63 - 1, 2**64 - 1, 2**63 - 1]),
+            _seq(DataType.UINT64, 2**63, 2**62 + 1, [2**63, 2**63 + 2**62 + 1, 2, 2**62 + 3]),
+            # One rounding to a 16-bit output, half to even: 2049 -> 2048, 2051 and 2053 -> 2052 (spacing 2).
+            _seq(DataType.FLOAT16, 2048.0, 1.0, [2048.0, 2048.0, 2050.0, 2052.0, 2052.0, 2052.0]),
+            _seq(DataType.BFLOAT16, 256.0, 1.0, [256.0, 256.0, 258.0, 260.0]),
+            # The sum rounded in float32: 2**24 + 1 -> 2**24, 2**24 + 3 -> 2**24 + 4.
+            _seq(DataType.FLOAT32, 2.0**24, 1.0, [2.0**24, 2.0**24, 2.0**24 + 2, 2.0**24 + 4]),
+            # The product rounded before the sum (no FMA): 3 * (1 + 2**-23) is 3 + 2**-21 in float32, so element
+            # 3 is 2**-21, where one fused multiply-add would give 3 * 2**-23. The same in float64.
+            _seq(DataType.FLOAT32, -3.0, 1 + 2.0**-23, [-3.0, -2 + 2.0**-23, -1 + 2.0**-22, 2.0**-21]),
+            _seq(DataType.FLOAT64, -3.0, 1 + 2.0**-52, [-3.0, -2 + 2.0**-52, -1 + 2.0**-51, 2.0**-50]),
+            # FLOAT64 computes in double: 0.1 + 2 * 0.1 is 0.30000000000000004.
+            _seq(DataType.FLOAT64, 0.1, 0.1, [0.1, 0.2, 0.30000000000000004, 0.4]),
+            # NaN, infinities and signed zeros reach the kernel bit for bit; IEEE arithmetic does the rest:
+            # 0 * inf is NaN; -0.0 + 0 * d is -0.0 only where 0 * d is -0.0 (d negative or -0.0), else +0.0.
+            _seq(DataType.FLOAT32, _NAN, 1.0, [_NAN] * 3),
+            _seq(DataType.FLOAT32, 0.0, _INF, [_NAN, _INF, _INF]),
+            _seq(DataType.FLOAT16, -_INF, 1.0, [-_INF] * 3),
+            _seq(DataType.FLOAT32, -0.0, -0.0, [-0.0] * 3),
+            _seq(DataType.FLOAT32, -0.0, 0.0, [0.0] * 3),
+            _seq(DataType.FLOAT64, -0.0, -1.0, [-0.0, -1.0, -2.0]),
+            _seq(DataType.FLOAT64, -0.0, 1.0, [0.0, 1.0, 2.0]),
         ],
         "ELEMENT_WISE_QUANTIZE_LINEAR": [
             (

@@ -90,7 +90,7 @@ def test_matrix_is_large_and_varied() -> None:
     assert len(specs) > 1000
     assert {pack_width(s) for s in specs} == {2, 4, 8, 16}
     assert any("_fused_" in s.name for s in specs) and any(s.name.endswith("_scalebias") for s in specs)
-    assert {len(s.input_roles) for s in specs} == {0, 1, 2, 3}  # 0: FILL_VALUE_CONSTANT
+    assert {len(s.input_roles) for s in specs} == {0, 1, 2, 3}  # 0: FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE
     assert len(representative_specs()) > len(ROW_NAMES)
 
 

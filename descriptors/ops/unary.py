@@ -316,6 +316,20 @@ __device__ __forceinline__ bool gpuops_is_inf_mode(F x, int mode) {
 """,
         (),
     ),
+    "unary_fill_sequence": Helper(
+        """
+// FILL_VALUE_SEQUENCE: start + i * delta in the compute type, i (the element's logical index) converted to it
+// first (to nearest), then the product and the sum each rounded, never contracted into an FMA (NumPy rounds
+// both too).
+__device__ __forceinline__ float gpuops_fill_sequence(float start, float delta, long long i) {
+  return __fadd_rn(start, __fmul_rn(static_cast<float>(i), delta));
+}
+__device__ __forceinline__ double gpuops_fill_sequence(double start, double delta, long long i) {
+  return __dadd_rn(start, __dmul_rn(static_cast<double>(i), delta));
+}
+""",
+        (),
+    ),
     "unary_popcount": Helper(
         """
 template <typename T>
@@ -365,6 +379,9 @@ def _q_tiers(
 _INT6 = "I32 I16 I8 U32 U16 U8"
 _FILL_DOC = "sdk-api ns-directml-dml_fill_value_constant_operator_desc.md"
 _FILL_NOTE = " (the page read shows FL 2_1 only; 1-8 dims from 3_0 and 64-bit integers from 4_1 per directml.md 5)"
+# The FILL_VALUE_SEQUENCE page (learn.microsoft.com, read for issue 18): "OutputTensor[elementIndex] = Value +
+# elementIndex * Delta"; tables FL 5_0 (1-8, ten types), 4_0 (1-8, eight), 2_1 (4, eight).
+_SEQ_DOC = "sdk-api ns-directml-dml_fill_value_sequence_operator_desc.md"
 
 
 def _quantize_scale_type(dtypes: Mapping[str, DataType]) -> tuple[str, str] | None:
@@ -833,6 +850,40 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         extension_types={"output_tensor": types("F64 BF16 BOOL")},
         family=Family.UNARY,
         primary="output_tensor",
+    ),
+    ElementwiseRow(
+        name="FILL_VALUE_SEQUENCE",
+        struct="DML_FILL_VALUE_SEQUENCE_OPERATOR_DESC",
+        fields=(
+            Field("output_tensor", _OUT),
+            Field("value_data_type", FieldKind.DATA_TYPE),
+            Field("value_start", FieldKind.SCALAR),
+            Field("value_delta", FieldKind.SCALAR),
+        ),
+        domain=Domain.ARITH,
+        # i: the element's row-major index over the output's sizes (gpuops_index; reads_index). Floats: in the
+        # compute type, rounded once more to a 16-bit output; integers: wrapping, in U.
+        exprs=Exprs(
+            cuda={
+                "float": "gpuops_fill_sequence(T(p_value_start), T(p_value_delta), gpuops_index)",
+                "int": "T(U(p_value_start) + U(gpuops_index) * U(p_value_delta))",
+            },
+            numpy={"float": npu.fill_sequence, "int": npu.fill_sequence},
+        ),
+        tiers=(
+            Tier(FL.FL_5_0, (1, 8), {"output_tensor": types(_ALL10)}, (), _SEQ_DOC),
+            Tier(FL.FL_4_0, (1, 8), {"output_tensor": types(_EIGHT)}, (), _SEQ_DOC),
+            Tier(FL.FL_2_1, (4, 4), {"output_tensor": types(_EIGHT)}, (), _SEQ_DOC),
+        ),
+        summary="output[i] = ValueStart + i * ValueDelta, i the element's row-major index over the output's sizes",
+        in_place=False,
+        helpers=("unary_fill_sequence",),
+        extension_types={"output_tensor": types("F64 BF16")},
+        family=Family.UNARY,
+        primary="output_tensor",
+        reads_index=True,
+        notes="Floats: i converted to the compute type, times ValueDelta, plus ValueStart, each rounded (float32 "
+        "for 16-bit outputs, then one more rounding); integers wrap modulo 2**bits (the README's semantics table).",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_QUANTIZE_LINEAR",

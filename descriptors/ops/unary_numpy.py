@@ -19,6 +19,7 @@ __all__ = [
     "cast",
     "dequantize_linear",
     "fill_constant",
+    "fill_sequence",
     "quantize_linear",
     "ceil_to",
     "clip1",
@@ -102,6 +103,24 @@ def cast(x: np.ndarray, *, out: np.ndarray) -> None:
 def fill_constant(*, out: np.ndarray, value: Any, **_: Any) -> None:
     """FILL_VALUE_CONSTANT: every element is ``value`` (already the output's type)."""
     out[...] = value
+
+
+def fill_sequence(*, out: np.ndarray, value_start: Any, value_delta: Any, index: np.ndarray, **_: Any) -> None:
+    """FILL_VALUE_SEQUENCE: ``start + i * delta``, ``i`` the element's logical index (``index``).
+
+    A float ``out`` is the compute type (float32 for 16-bit floats, float64): ``i`` converted to it (to
+    nearest), times ``delta`` rounded, plus ``start`` rounded, two separate ufuncs as the CUDA form's
+    ``__fmul_rn``/``__fadd_rn``. An integer ``out``: in uint64, wrapping, then cast (modulo 2**bits).
+    """
+    if out.dtype.kind == "f":
+        t = out.dtype.type
+        np.multiply(index.astype(out.dtype), t(value_delta), out=out)
+        np.add(t(value_start), out, out=out)
+        return
+    u = index.astype(np.uint64)
+    np.multiply(u, np.array(value_delta).astype(np.uint64), out=u)
+    np.add(u, np.array(value_start).astype(np.uint64), out=u)
+    np.copyto(out, u, casting="unsafe")
 
 
 def quantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None, *, out: np.ndarray) -> None:

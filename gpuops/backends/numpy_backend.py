@@ -177,6 +177,19 @@ def _tiles(shape: tuple[int, ...]) -> list[Any]:
     return out
 
 
+def logical_index(shape: tuple[int, ...], idx: tuple[Any, ...], block: tuple[int, ...]) -> np.ndarray:
+    """The row-major index over ``shape`` of each element of ``out[idx]`` (int64, shaped ``block``).
+
+    ``idx`` is ``()`` (the whole array) or a block of :func:`_chunks`: leading integers, one slice, the inner
+    axes whole, so its elements are consecutive in logical order from the block's first element on.
+    """
+    start = 0
+    for d, k in enumerate(idx):
+        first = k.start if isinstance(k, slice) else k
+        start += int(first) * math.prod(shape[d + 1 :])
+    return np.arange(start, start + math.prod(block), dtype=np.int64).reshape(block)
+
+
 def _strided_inner(ins: Sequence[np.ndarray]) -> bool:
     """Some operand steps through memory along the last axis (a transposed or permuted view)."""
     return any(v.ndim >= 2 and v.strides[-1] not in (0, v.itemsize) for v in ins)
@@ -241,8 +254,10 @@ class NumpyKernel:
         # chunk, which two threads ran slower than one (13.9 vs 19.6 ms for a 2**22 float16 add
         # on a 2-vCPU VM: the GIL changes hands at every pass), so those stay on one thread.
         self.float16 = any(dt is DataType.FLOAT16 for dt in dtypes.values())
+        self.reads_index = row.reads_index  # the impl takes index= (FILL_VALUE_SEQUENCE): never the direct path
         self.direct = (
             self.single
+            and not row.reads_index
             and not has_scale_bias
             and fused is None
             and all(in_np[r] == dtypes[r].numpy_dtype or self.bits for r in self.in_roles)
@@ -319,6 +334,8 @@ class NumpyKernel:
         for idx in blocks:
             o = out[idx]
             shape, size = o.shape, o.size
+            if self.reads_index:
+                params = {**prepared.params, "index": logical_index(out.shape, idx, shape)}
             xs = []
             for i, (v, r) in enumerate(zip(ins, self.in_roles, strict=True)):
                 part = v[idx]

@@ -17,7 +17,7 @@ from descriptors.compute import ComputePlan, compute_plan
 from descriptors.optable import HELPERS
 from descriptors.schema import Domain, ElementwiseRow, Field, FieldKind
 
-__all__ = ["C_TYPES", "KernelSpec", "elementwise_kernel_spec", "node_body", "param_name", "scalar_params"]
+__all__ = ["C_TYPES", "INDEX", "KernelSpec", "elementwise_kernel_spec", "node_body", "param_name", "scalar_params"]
 
 # CuPy's C names for each dtype (cupy._core._scalar.get_typename).
 C_TYPES: dict[DataType, str] = {
@@ -41,6 +41,11 @@ PARAM_TYPES: dict[DataType, str] = {d: d.numpy_dtype.name for d in DataType}
 SCALE, BIAS = "gpuops_scale", "gpuops_bias"
 FUSED_PREFIX = "fused_"
 OPERANDS = ("x", "y", "z")  # the inputs in field order, as the row's expressions name them
+# The element's logical (row-major) index, a ``long long``, for a row that reads it (``ElementwiseRow.reads_index``).
+# The operation binds it from ``i``: CuPy's ElementwiseKernel loop index, row-major over the output's sizes (CuPy
+# merges dimensions, never reorders them); the flat and rows kernels declare an ``i`` of their own
+# (``codegen.fast``), which ``launch_plan`` plans only where their loop runs in logical order.
+INDEX = "gpuops_index"
 
 _HEADERS = (
     "cupy/complex.cuh",
@@ -81,6 +86,7 @@ class KernelSpec:
     scalar_types: tuple[DataType, ...] = ()
     tensor_types: tuple[tuple[str, DataType], ...] = ()  # role -> DataType, inputs then outputs
     options: tuple[str, ...] = ()  # extra NVRTC options (a fused graph kernel: --fmad=false)
+    reads_index: bool = False  # the operation reads ``i``, the element's logical index (see ``INDEX``)
 
     @property
     def source(self) -> str:
@@ -245,6 +251,8 @@ def elementwise_kernel_spec(
     lines, helpers = node_body(
         row, dtypes, has_scale_bias, fused, {r: param_name(r) for r in in_roles}, param_name(out_roles[0])
     )
+    if row.reads_index:
+        lines.insert(0, f"const long long {INDEX} = static_cast<long long>(i);")
     preamble = HELPERS.source(dict.fromkeys(helpers))
     return KernelSpec(
         name=_kernel_name(row, dtypes, has_scale_bias, fused),
@@ -258,4 +266,5 @@ def elementwise_kernel_spec(
         plan=plan,
         scalar_types=tuple(t for _, t in scalars),
         tensor_types=tuple((r, dtypes[r]) for r in in_roles + out_roles),
+        reads_index=row.reads_index,
     )

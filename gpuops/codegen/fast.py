@@ -14,6 +14,11 @@ around them differs (docs/reference/performance.md section 4.2, paths (a) and (b
 - ``rows``: a 2-D grid-stride loop, rows over y and columns over x; each operand (inputs, then
   the output) is read or written at ``row * rs + col * cs``. No division anywhere.
 
+A spec that reads the element's logical index (``KernelSpec.reads_index``: FILL_VALUE_SEQUENCE) gets a
+``const long long i`` before its statements, as CuPy's loop index: ``_p * pack + _k`` or ``_i`` (flat),
+``_r * _cols + _c`` (rows). That is the logical index only where the loop runs in the output's logical order,
+which ``launch_plan.plan_fast(..., logical=True)`` ensures for such a spec.
+
 Indices are 32-bit ``unsigned int``: ``launch_plan`` only plans layouts whose element count and
 every operand's largest element offset are below 2**31, so no index expression or loop step
 can wrap. Pointers carry no ``__restrict__``: an output may be the very buffer of an input
@@ -140,6 +145,9 @@ def _flat_function(spec: KernelSpec) -> str:
     lane = [f"const {c} &{n} = _pk_{n}.v[_k];" for n, c in ins] + [f"{oc} &{out} = _pk_{out}.v[_k];"]
     scalar = [f"const {c} &{n} = _raw_{n}[(_bcast & {1 << k}u) ? 0u : _i];" for k, (n, c) in enumerate(ins)]
     scalar.append(f"{oc} &{out} = _raw_{out}[_i];")
+    if spec.reads_index:  # the output is packed in logical order: its offset is the logical index
+        lane.append(f"const long long i = static_cast<long long>(_p) * {vec} + _k;")
+        scalar.append("const long long i = static_cast<long long>(_i);")
     return (
         f"{_signature(spec, 'flat')} {{\n"
         "  const unsigned int _start = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -164,6 +172,8 @@ def _rows_function(spec: KernelSpec) -> str:
     ins, (out, oc) = _roles(spec)
     binds = [f"const {c} &{n} = _raw_{n}[_r * _rs_{n} + _c * _cs_{n}];" for n, c in ins]
     binds.append(f"{oc} &{out} = _raw_{out}[_r * _rs_{out} + _c * _cs_{out}];")
+    if spec.reads_index:  # rows and columns in the output's logical order
+        binds.append("const long long i = static_cast<long long>(_r) * _cols + _c;")
     return (
         f"{_signature(spec, 'rows')} {{\n"
         "  const unsigned int _r0 = blockIdx.y * blockDim.y + threadIdx.y, _rstep = gridDim.y * blockDim.y;\n"

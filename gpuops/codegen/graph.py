@@ -51,6 +51,8 @@ def _bodies(step: FusedStep, lowerings: Sequence[Lowering], prefix: str = "n") -
     helpers: list[str] = []
     for k, (low, operands) in enumerate(zip(lowerings, step.operands, strict=True)):
         row = low.elementwise_row
+        if row.reads_index:  # graph_plan never fuses it: a fused loop has no logical index to give
+            raise ValueError(f"{row.name} reads the element's index and cannot be fused")
         out_type = low.dtypes[row.output_fields[0].name]
         names = {}
         for field, src in zip(row.input_fields, operands, strict=True):

@@ -254,7 +254,8 @@ def loop_spec(
     """
     if not isinstance(row, ElementwiseRow) or row.domain is Domain.BITS or len(row.output_fields) != 1:
         return None
-    if not row.input_fields:  # FILL_VALUE_CONSTANT: NumPy's own fill is already one pass
+    # FILL_VALUE_*: no input to read (NumPy fills in one pass), and the loops carry no element index
+    if not row.input_fields or row.reads_index:
         return None
     if any(dt not in LOOP_TYPES for dt in dtypes.values()):
         return None

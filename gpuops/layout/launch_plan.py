@@ -28,6 +28,12 @@ from the descriptor's (sizes, element strides), once per compiled operator:
    a 2-D grid-stride kernel reading each operand at ``row * rs + col * cs``, any strides
    (row or column broadcast, scalar, transposed, padded, a strided output), no division.
 
+An operator reading each element's logical index (FILL_VALUE_SEQUENCE; ``plan_fast(..., logical=True)``) gets
+a fast path only where rule 1 keeps the output's logical order (its non-size-1 dimensions already ordered by
+decreasing stride: packed, padded rows, size-1 dimensions anywhere); then the flat kernel's element number and
+the rows kernel's ``row * cols + col`` are the logical index. A permuted output goes to CuPy's
+``ElementwiseKernel``, whose loop index is row-major over the sizes.
+
 The launch configuration is a pure function of the plan (:func:`launch_config`), like the
 kernel's size arguments (:func:`size_args`), so tests emulate both on the CPU.
 """
@@ -46,6 +52,7 @@ __all__ = [
     "FastPlan",
     "LaunchPolicy",
     "coalesce",
+    "in_logical_order",
     "is_aligned",
     "launch_config",
     "plan_fast",
@@ -143,11 +150,15 @@ def coalesce(
     return tuple(out_sizes), tuple(tuple(s) for s in out_strides)
 
 
-def plan_fast(inputs: Sequence[Layout], output: Layout, itemsizes: Sequence[int]) -> FastPlan | None:
+def plan_fast(
+    inputs: Sequence[Layout], output: Layout, itemsizes: Sequence[int], logical: bool = False
+) -> FastPlan | None:
     """The fast path for an element-wise operator, or None for CuPy's ``ElementwiseKernel``.
 
     ``inputs`` and ``output`` are (sizes, element strides); ``itemsizes`` are in the same
     order, inputs then output. Every operand must have the output's sizes (``ValueError``).
+    ``logical``: the kernel reads the element's logical index, so only a plan whose loop runs in
+    the output's logical (row-major) order will do (see the module docstring).
     """
     layouts = [*inputs, output]
     if len(itemsizes) != len(layouts):
@@ -161,6 +172,8 @@ def plan_fast(inputs: Sequence[Layout], output: Layout, itemsizes: Sequence[int]
             )
     n = math.prod(sizes)
     if n == 0 or n >= INDEX_LIMIT:
+        return None
+    if logical and not in_logical_order(sizes, strides[-1]):
         return None
     if any(sum((s - 1) * x for s, x in zip(sizes, st, strict=True)) >= INDEX_LIMIT for st in strides):
         return None
@@ -176,13 +189,21 @@ def plan_fast(inputs: Sequence[Layout], output: Layout, itemsizes: Sequence[int]
     return FastPlan("rows", n, 1, items, rows=dims[0], cols=dims[1], strides=tuple((st[0], st[1]) for st in dstrides))
 
 
-def plan_tensors(inputs: Sequence[TensorLike], output: TensorLike) -> FastPlan | None:
+def in_logical_order(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether :func:`coalesce` keeps these (the output's) dimensions in logical order: the strides of the
+    dimensions of size > 1 do not increase from outer to inner (its sort is stable)."""
+    kept = [int(st) for sz, st in zip(sizes, strides, strict=True) if sz != 1]
+    return all(a >= b for a, b in zip(kept, kept[1:], strict=False))
+
+
+def plan_tensors(inputs: Sequence[TensorLike], output: TensorLike, logical: bool = False) -> FastPlan | None:
     """:func:`plan_fast` for ``TensorDesc`` objects (absent optional inputs left out by the caller)."""
     ts = [*inputs, output]
     return plan_fast(
         [(t.sizes, t.element_strides) for t in inputs],
         (output.sizes, output.element_strides),
         [t.data_type.itemsize for t in ts],  # type: ignore[attr-defined]
+        logical,
     )
 
 
