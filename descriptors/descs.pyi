@@ -145,8 +145,10 @@ __all__ = [
     "ArgminOperatorDesc",
     "ActivationSoftmaxOperatorDesc",
     "ActivationLogSoftmaxOperatorDesc",
+    "ActivationHardmaxOperatorDesc",
     "ActivationSoftmax1OperatorDesc",
     "ActivationLogSoftmax1OperatorDesc",
+    "ActivationHardmax1OperatorDesc",
     "MeanVarianceNormalization1OperatorDesc",
 ]
 
@@ -1573,6 +1575,16 @@ class ActivationLogSoftmaxOperatorDesc(OperatorDesc):
     output_tensor: TensorDesc
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ActivationHardmaxOperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_HARDMAX_OPERATOR_DESC``: 1 at the first maximum (row-major over the axes), 0 elsewhere, over
+    the last dimension (effective rank at most 2).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ActivationSoftmax1OperatorDesc(OperatorDesc):
     """``DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC``: exp(x - max) / sum exp(x - max), over Axes jointly; the maximum is
     subtracted first, sums in float32 (float64 for FLOAT64).
@@ -1588,6 +1600,18 @@ class ActivationSoftmax1OperatorDesc(OperatorDesc):
 class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
     """``DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC``: ln(exp(x - max) / sum exp(x - max)), over Axes jointly; the
     maximum is subtracted first, sums in float32 (float64 for FLOAT64).
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axes: Sequence[int]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActivationHardmax1OperatorDesc(OperatorDesc):
+    """``DML_ACTIVATION_HARDMAX1_OPERATOR_DESC``: 1 at the first maximum (row-major over the axes), 0 elsewhere,
+    over Axes jointly.
     """
 
     row: ClassVar[ElementwiseRow]

@@ -14,8 +14,10 @@ IO = ("InputTensor", "OutputTensor")
 FIELDS: dict[str, tuple[str, ...]] = {
     "ACTIVATION_SOFTMAX": IO,
     "ACTIVATION_LOG_SOFTMAX": IO,
+    "ACTIVATION_HARDMAX": IO,
     "ACTIVATION_SOFTMAX1": (*IO, "Axes"),
     "ACTIVATION_LOG_SOFTMAX1": (*IO, "Axes"),
+    "ACTIVATION_HARDMAX1": (*IO, "Axes"),
     "MEAN_VARIANCE_NORMALIZATION1": (
         "InputTensor",
         "ScaleTensor",
@@ -30,8 +32,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
 TABLES: dict[str, list[tuple]] = {
     "ACTIVATION_SOFTMAX": STANDARD,
     "ACTIVATION_LOG_SOFTMAX": STANDARD,
+    "ACTIVATION_HARDMAX": STANDARD,
     "ACTIVATION_SOFTMAX1": [("5_1", (1, 8), "F32 F16")],
     "ACTIVATION_LOG_SOFTMAX1": [("5_1", (1, 8), "F32 F16")],
+    "ACTIVATION_HARDMAX1": [("5_1", (1, 8), "F32 F16")],
     "MEAN_VARIANCE_NORMALIZATION1": [("3_1", (1, 8), "F32 F16"), ("2_1", (4, 4), "F32 F16")],
 }
 # None of them states in-place execution (directml.md 3, "NOT stated for SOFTMAX*/LOG_SOFTMAX*").

@@ -116,6 +116,8 @@ def bound(name: str, dt: DataType, n: int, ref: np.ndarray, scale: np.ndarray | 
     """The row's stated error bound (``CompositeRow.error_bound``), plus one ulp of the output type."""
     u = (n + 16) * _unit(dt)
     mag = np.abs(np.nan_to_num(ref, nan=0.0, posinf=0.0, neginf=0.0))
+    if "HARDMAX" in name:  # exact: 1 or 0
+        return np.zeros(ref.shape)
     if "LOG_SOFTMAX" in name:
         err = u * np.maximum(1.0, mag)
     elif "SOFTMAX" in name:
@@ -143,6 +145,8 @@ def run_case(
             x = np.broadcast_to(x[:1], sizes).copy()
     if name != MVN and dt in (F32, F64) and case[0] != "edge":  # stability: values far beyond exp's range
         x = x + np.asarray(300.0, x.dtype)
+    if "HARDMAX" in name and case[0] != "edge":  # ties: the first maximum wins
+        x = np.round(x / 4).astype(x.dtype)
     x_desc = TensorDesc(dt, sizes, in_st)
     out_desc = TensorDesc(dt, sizes, out_st)
     fields: dict[str, Any] = {}
@@ -230,6 +234,17 @@ EDGE_CASES = [
     ("ACTIVATION_LOG_SOFTMAX", F64, [5.0, 5.0], {}, [-np.log(2.0), -np.log(2.0)]),
     ("ACTIVATION_SOFTMAX1", F32, [[1.0, 1.0], [1.0, 1.0]], {"axes": (0, 1)}, [[0.25, 0.25], [0.25, 0.25]]),
     ("ACTIVATION_LOG_SOFTMAX1", BF16, [[3.0], [3.0]], {"axes": (0,)}, [[-0.69140625], [-0.69140625]]),
+    # Hardmax: the first maximum on ties; a NaN is the maximum (ARGMAX's rule); -inf everywhere still picks one.
+    ("ACTIVATION_HARDMAX", F32, [[1.0, 3.0, 3.0, 0.0], [5.0, 5.0, 5.0, 5.0]], {}, [[0, 1, 0, 0], [1, 0, 0, 0]]),
+    ("ACTIVATION_HARDMAX", F16, [2.0, NAN, 7.0, NAN], {}, [0, 1, 0, 0]),
+    ("ACTIVATION_HARDMAX", F32, [-INF, -INF, -INF], {}, [1, 0, 0]),
+    (
+        "ACTIVATION_HARDMAX1",
+        F32,
+        [[[0, 1], [2, 3]], [[4, 100], [6, 7]]],
+        {"axes": (0, 2)},
+        [[[0, 0], [0, 0]], [[0, 1], [0, 1]]],
+    ),  # fmt: skip  (directml.md 3: the HARDMAX1 page's example shape)
     # MVN: a constant slice normalizes to 0 (variance 0, epsilon keeps it finite); [1, 3] to [-1, 1].
     (MVN, F32, [3.0, 3.0, 3.0, 3.0], {"axes": (0,)}, [0.0, 0.0, 0.0, 0.0]),
     (MVN, F32, [1.0, 3.0], {"axes": (0,), "epsilon": 0.0}, [-1.0, 1.0]),
@@ -321,6 +336,7 @@ def test_output_may_not_alias_the_input(device: gpuops.Device, xp: Any) -> None:
     [
         ("ACTIVATION_SOFTMAX1", {"axes": (1,)}, 3),  # max; sum of exp(x - max); exp(x - max) / sum
         ("ACTIVATION_LOG_SOFTMAX1", {"axes": (0, 1)}, 3),  # the log runs in the sum's epilogue
+        ("ACTIVATION_HARDMAX1", {"axes": (1,)}, 3),  # ARGMAX; the index sequence; compare and cast
         (MVN, {"axes": (1,)}, 3),  # mean; variance (epsilon and sqrt in its epilogue); normalize
         (MVN, {"axes": (1,), "normalize_variance": False}, 2),
     ],

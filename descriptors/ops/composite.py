@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..composite import Part, compute_type, packed
-from ..enums import DataType, FeatureLevel, ReduceFunction
+from ..enums import AxisDirection, DataType, FeatureLevel, ReduceFunction
 from ..errors import count
 from ..schema import CompositeRow, Domain, Family, Field, FieldKind, Tier, types
 
@@ -138,6 +138,28 @@ def _log_softmax(desc: Any) -> tuple[Part, ...]:
     return _softmax_parts(desc, log=True)
 
 
+def _hardmax(desc: Any) -> tuple[Part, ...]:
+    """1 where the element is the first maximum over the axes (ARGMAX, INCREASING: its index row-major over the
+    axes), else 0: ARGMAX's index compared with each element's own (FILL_VALUE_SEQUENCE over the axes' sizes),
+    the comparison's 1/0 cast into the output type."""
+    x, out = desc.input_tensor, desc.output_tensor
+    axes = _axes_of(desc)
+    full, red = x.sizes, _reduced(x.sizes, axes)
+    along = tuple(s if d in axes else 1 for d, s in enumerate(full))
+    u32, u8 = DataType.UINT32, DataType.UINT8
+    p = _Plan()
+    first = p.add(
+        "ARGMAX", (("input", 0),), input_tensor=x, output_tensor=packed(u32, red), axes=axes,
+        axis_direction=AxisDirection.INCREASING,
+    )  # fmt: skip
+    own = p.add("FILL_VALUE_SEQUENCE", (), output_tensor=packed(u32, along), value_data_type=u32, value_start=0,
+                value_delta=1)  # fmt: skip
+    at = packed(u32, full)
+    hit = p.add("ELEMENT_WISE_LOGICAL_EQUALS", (own, first), a_tensor=at, b_tensor=at, output_tensor=packed(u8, full))
+    p.add("CAST", (hit,), input_tensor=packed(u8, full), output_tensor=out)
+    return tuple(p.parts)
+
+
 def _mvn_parts(desc: Any) -> tuple[Part, ...]:
     """mean m; var = mean((x - m)^2) (two passes: no cancellation); out = act((x - m) / sqrt(var + eps) * scale
     + bias); without NormalizeVariance, act((x - m) * scale + bias)."""
@@ -225,13 +247,20 @@ def _mvn_rule(desc: Any, level: FeatureLevel) -> tuple[str, str] | None:
     return None
 
 
-def _softmax_row(name: str, log: bool, one: bool) -> CompositeRow:
-    page = ("log_softmax" if log else "softmax") + ("1" if one else "")
+def _softmax_row(name: str, kind: str, one: bool) -> CompositeRow:
+    """SOFTMAX, LOG_SOFTMAX, HARDMAX (``kind``) and their 1 forms."""
+    page = kind + ("1" if one else "")
     fields: tuple[Field, ...] = (Field(_IN, FieldKind.INPUT_TENSOR), Field(_OUT, FieldKind.OUTPUT_TENSOR))
     if one:
         fields += (Field("axes", FieldKind.AXES),)
-    what = "ln(exp(x - max) / sum exp(x - max))" if log else "exp(x - max) / sum exp(x - max)"
+    what = {
+        "softmax": "exp(x - max) / sum exp(x - max)",
+        "log_softmax": "ln(exp(x - max) / sum exp(x - max))",
+        "hardmax": "1 at the first maximum (row-major over the axes), 0 elsewhere",
+    }[kind]
     over = "over Axes jointly" if one else "over the last dimension (effective rank at most 2)"
+    how = "" if kind == "hardmax" else "; the maximum is subtracted first, sums in float32 (float64 for FLOAT64)"
+    bound = {"softmax": "(n+16)·u + rounding", "log_softmax": "(n+16)·u·max(1, |result|) + rounding"}
     return CompositeRow(
         name=name,
         struct=f"DML_{name}_OPERATOR_DESC",
@@ -241,20 +270,25 @@ def _softmax_row(name: str, log: bool, one: bool) -> CompositeRow:
         tiers=_tiers(f"activation_{page}", [(FL.FL_5_1, (1, 8))])
         if one
         else _tiers(f"activation_{page}", [(FL.FL_3_0, (1, 8)), (FL.FL_2_0, (4, 5)), (FL.FL_1_0, (4, 4))]),
-        summary=f"{what}, {over}; the maximum is subtracted first, sums in float32 (float64 for FLOAT64)",
+        summary=f"{what}, {over}{how}",
         in_place=False,
         extension_types=dict.fromkeys((_IN, _OUT), types("F64 BF16")),
-        decompose=_log_softmax if log else _softmax,
+        decompose={"softmax": _softmax, "log_softmax": _log_softmax, "hardmax": _hardmax}[kind],
         shape_rule=_axes_rule if one else _effective_rank_rule,
-        error_bound="(n+16)·u·max(1, |result|) + rounding" if log else "(n+16)·u + rounding",
+        error_bound=bound.get(kind, "exact"),
+        notes="A NaN in a slice: ARGMAX's rule decides which element is the maximum (README)."
+        if kind == "hardmax"
+        else "",
     )
 
 
 COMPOSITE_ROWS: tuple[CompositeRow, ...] = (
-    _softmax_row("ACTIVATION_SOFTMAX", log=False, one=False),
-    _softmax_row("ACTIVATION_LOG_SOFTMAX", log=True, one=False),
-    _softmax_row("ACTIVATION_SOFTMAX1", log=False, one=True),
-    _softmax_row("ACTIVATION_LOG_SOFTMAX1", log=True, one=True),
+    _softmax_row("ACTIVATION_SOFTMAX", "softmax", one=False),
+    _softmax_row("ACTIVATION_LOG_SOFTMAX", "log_softmax", one=False),
+    _softmax_row("ACTIVATION_HARDMAX", "hardmax", one=False),
+    _softmax_row("ACTIVATION_SOFTMAX1", "softmax", one=True),
+    _softmax_row("ACTIVATION_LOG_SOFTMAX1", "log_softmax", one=True),
+    _softmax_row("ACTIVATION_HARDMAX1", "hardmax", one=True),
     CompositeRow(
         name="MEAN_VARIANCE_NORMALIZATION1",
         struct="DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC",

@@ -106,7 +106,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1", "ReduceL2",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
     ),
-    "softmax, normalization": ("Softmax", "LogSoftmax", "MeanVarianceNormalization"),
+    "softmax, normalization": ("Softmax", "LogSoftmax", "Hardmax", "MeanVarianceNormalization"),
 }  # fmt: skip
 #: Every covered op, in table order.
 OPS: tuple[str, ...] = tuple(op for ops in FAMILIES.values() for op in ops)
@@ -719,9 +719,9 @@ def _composite(device: gpuops.Device, op: str, x: Any, **fields: Any) -> Any:
     return out.reshape(x.shape)
 
 
-@_register("Softmax", "LogSoftmax")
+@_register("Softmax", "LogSoftmax", "Hardmax")
 def _softmax(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
-    """ACTIVATION_SOFTMAX1 / LOG_SOFTMAX1. Opset 13 on: over ``axis`` (default -1); before: the input is read
+    """ACTIVATION_SOFTMAX1 / LOG_SOFTMAX1 / HARDMAX1. Opset 13 on: over ``axis`` (default -1); before: the input is read
     as 2-D at ``axis`` (default 1), so the softmax runs over every axis from ``axis`` on, jointly."""
     (x,) = inputs
     flat = x.reshape(1) if x.ndim == 0 else x  # rank 0: one element, read as DirectML's shape (1,)
@@ -729,7 +729,9 @@ def _softmax(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[A
         axes: tuple[int, ...] = (int(node.attr("axis", -1)) % flat.ndim,)
     else:
         axes = tuple(range(int(node.attr("axis", 1)) % flat.ndim, flat.ndim))
-    op = "ACTIVATION_SOFTMAX1" if node.op_type == "Softmax" else "ACTIVATION_LOG_SOFTMAX1"
+    op = {"Softmax": "ACTIVATION_SOFTMAX1", "LogSoftmax": "ACTIVATION_LOG_SOFTMAX1"}.get(
+        node.op_type, "ACTIVATION_HARDMAX1"
+    )
     return [_composite(device, op, flat, axes=axes).reshape(x.shape)]
 
 
