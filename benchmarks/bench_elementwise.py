@@ -27,6 +27,8 @@ three alike):
   ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once).
 - ``graph_chain4_f32``: the 4-node graph ``relu(x * 0.5 + 1) * x + x`` compiled (one fused kernel) vs its
   nodes run one by one (``gpuops-node-by-node``), NumPy's five-ufunc chain and a copy.
+- ``softmax_inner_f32``: ``ACTIVATION_SOFTMAX1`` over the last axis of ``[n / 1024, 1024]`` (a composite
+  operator: three kernels) vs the array library's max / subtract / exp / sum / divide and a copy; 8 B/elem counted.
 - ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
   checks included) vs one ufunc call. Host time on both backends.
 
@@ -105,6 +107,8 @@ def run(
                     groups.append(bench.reduction(case, n))
                 elif case == "graph_chain4_f32":
                     groups.append(bench.graph_chain(n))
+                elif case == "softmax_inner_f32":
+                    groups.append(bench.softmax(n))
                 else:
                     raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
         case_rows: list[dict[str, Any]] = []

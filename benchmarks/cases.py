@@ -63,6 +63,7 @@ CASES = (
     "sum_outer_f32",
     "max_inner_f32",
     "graph_chain4_f32",
+    "softmax_inner_f32",
     "overhead_f32",
 )
 REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced)
@@ -379,6 +380,41 @@ class Bench:
                 Variant("gpuops", lambda: fused.execute([x], [y]), 8),
                 Variant(self.baseline, numpy_chain, 40),
                 Variant(NODES, lambda: nodes.execute([x], [y]), 40),
+                Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
+            ],
+        )
+
+    def softmax(self, n: int) -> Group:
+        """ACTIVATION_SOFTMAX1 over the last axis of ``[n / 1024, 1024]`` (a composite: max; sum of exp(x - max);
+        exp(x - max) / sum) vs NumPy's/CuPy's three-step formula and a copy. Counted: 8 bytes per element (x read
+        once, y written once: what a one-pass kernel would move); gpuops' plan reads x three times (16 bytes), the
+        array library's formula moves more (its temporaries)."""
+        from descriptors import ActivationSoftmax1OperatorDesc
+
+        xp = self.xp
+        cols = min(ROW_C, n)
+        n = n // cols * cols
+        shape = (n // cols, cols)
+        t = TensorDesc(DataType.FLOAT32, shape)
+        op = self.device.compile_operator(self.device.create_operator(ActivationSoftmax1OperatorDesc(t, t, axes=(1,))))
+        x = self.array(n, np.float32)
+        y, y2, copy_dst = self.empty(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
+        x2, y2v = x.reshape(shape), y2.reshape(shape)
+
+        def formula() -> None:
+            m = x2.max(axis=1, keepdims=True)
+            xp.subtract(x2, m, out=y2v)
+            xp.exp(y2v, out=y2v)
+            xp.divide(y2v, y2v.sum(axis=1, keepdims=True), out=y2v)
+
+        return Group(
+            "softmax_inner_f32",
+            "float32",
+            n,
+            shape,
+            [
+                Variant("gpuops", lambda: op.execute([x], [y]), 8),
+                Variant(self.baseline, formula, 8),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
             ],
         )

@@ -2,8 +2,9 @@
 
 Softmax and log-softmax (``DML_ACTIVATION_SOFTMAX``, ``..._LOG_SOFTMAX`` and their ``1`` forms with Axes),
 and ``DML_MEAN_VARIANCE_NORMALIZATION1``: each a reduction, an element-wise pass fused into a second reduction,
-and an element-wise pass writing the output; every part an operator of the table, so every backend runs them
-and the CUDA path launches three kernels. Numerically stable as the issue asks: softmax subtracts the maximum
+and an element-wise pass writing the output; hardmax (``..._HARDMAX``, ``HARDMAX1``): ARGMAX, the elements' own
+indices (FILL_VALUE_SEQUENCE) and a comparison. Every part is an operator of the table, so every backend runs
+them; the CUDA path launches three kernels for each. Numerically stable as the issue asks: softmax subtracts the maximum
 before ``exp``; every sum and division of FLOAT16 and BFLOAT16 happens in float32 (``composite.compute_type``),
 rounded once into the output. Facts: docs/reference/directml.md sections 3 and 14.
 """
@@ -41,8 +42,11 @@ def check_axes(axes: object, rank: int) -> str | None:
     """Why ``axes`` is not a non-empty list of unique axis numbers below ``rank`` (None when it is)."""
     from ..float_range import show_values
 
-    if not isinstance(axes, (tuple, list)) or any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
+    if not isinstance(axes, (tuple, list)) or any(
+        isinstance(a, bool | np.bool_) or not isinstance(a, int | np.integer) for a in axes
+    ):
         return f"must be a sequence of axis numbers (UINT) (got {show_values(axes)})"
+    axes = [int(a) for a in axes]
     if not axes:
         return f"is empty; list the axes, 0 to {rank - 1}"
     bad = [a for a in axes if not 0 <= a < rank]
