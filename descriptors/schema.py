@@ -35,6 +35,7 @@ __all__ = [
     "Row",
     "Tier",
     "UfuncReduce",
+    "default_operands",
     "types",
 ]
 
@@ -77,6 +78,12 @@ class FieldKind(enum.Enum):
 
 
 NO_DEFAULT = object()
+
+
+def default_operands(count: int) -> tuple[str, ...]:
+    """The names a row's expressions give its ``count`` inputs (in input-field order) unless the row names them
+    itself (``ElementwiseRow.operands``): ``x``, ``y``, ``z``, then ``x3``, ``x4``, ... for any further one."""
+    return tuple(("x", "y", "z")[k] if k < 3 else f"x{k}" for k in range(count))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -162,11 +169,13 @@ class Exprs:
     Keys are value classes: ``"float"``, ``"int"`` (signed and unsigned), ``"sint"``,
     ``"uint"``, ``"bool"`` or ``"any"``; the most specific key wins.
 
-    CUDA expressions read the compute-typed operands ``x`` and ``y`` and may use the types
+    CUDA expressions read the compute-typed operands by the row's operand names
+    (``ElementwiseRow.operand_names``: ``x``, ``y``, ``z``, ... by default) and may use the types
     ``T`` (compute type) and ``U`` (unsigned type of at least 32 bits for wrapping integer
-    arithmetic). NumPy callables are called ``f(x, y, out=out)`` and write into ``out``; when
-    ``numpy_single_ufunc`` holds the class (a single ufunc), ``out`` may alias ``x`` or ``y``, otherwise the
-    backend guarantees it does not.
+    arithmetic); an absent optional input reads as ``T(0)``. NumPy callables are called
+    ``f(x, y, ..., out=out)`` with one positional argument per input field (None for an absent
+    optional one) and write into ``out``; when ``numpy_single_ufunc`` holds the class (a single
+    ufunc), ``out`` may alias ``x`` or ``y``, otherwise the backend guarantees it does not.
     """
 
     cuda: Mapping[str, str]
@@ -257,10 +266,12 @@ class Reduction:
 class Family(str, enum.Enum):
     """What kind of operator a row is; the generated tests and the CLI's short names group by it.
 
-    BINARY: A and B in, one output (``ops/binary.py``). UNARY: one data input, optional ScaleBias
-    (``ops/unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
-    oneDNN forward extensions. GRAD: a gradient from an input and an incoming gradient (DirectML's
-    *_GRAD operators and oneDNN's eltwise backward, ``ops/backward.py``). REDUCE: reductions.
+    BINARY: A and B in, one output (``ops/binary.py``; tested as ``ref(a, b)``). UNARY: one data input, optional
+    ScaleBias (``ops/unary.py``), and the quantization rows there whose other inputs are scales and zero points
+    (QUANTIZED_LINEAR_ADD reads two quantized inputs and six of those: its tests take inputs as a list).
+    SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the oneDNN forward extensions. GRAD: a
+    gradient from an input and an incoming gradient (DirectML's *_GRAD operators and oneDNN's eltwise backward,
+    ``ops/backward.py``). REDUCE: reductions.
     A ``str`` enum, so ``row.family == "binary"`` reads as before.
     """
 
@@ -397,6 +408,9 @@ class ElementwiseRow(Row):
         no float32 intermediate from the backends (``compute.ComputePlan.out_compute`` is the output type).
     type_rule: a constraint between tensor data types that the per-role tables cannot say (QUANTIZE_LINEAR:
         the scale has the input's type unless the input is INT32): ``(field, reason)`` when broken, else None.
+    operands: the names the CUDA expressions give the inputs, one per input field in field order (a row with
+        many inputs names them by role: QUANTIZED_LINEAR_ADD's ``qa``, ``sa``, ``za``, ...); empty: the
+        default names (:func:`default_operands`). ``optable`` checks them against the kernel's own names.
     """
 
     exprs: Exprs
@@ -407,6 +421,16 @@ class ElementwiseRow(Row):
     grad_use_dst: str = ""
     converts: bool = False
     type_rule: Callable[[Mapping[str, DataType]], tuple[str, str] | None] | None = None
+    operands: tuple[str, ...] = ()
+
+    @property
+    def operand_names(self) -> tuple[str, ...]:
+        """The expressions' name of each input, in input-field order (``operands``, else the defaults)."""
+        return self.operands or default_operands(len(self.input_fields))
+
+    def operand_of(self, role: str) -> str:
+        """The expressions' name of input ``role``."""
+        return self.operand_names[self.input_fields.index(self.field(role))]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
