@@ -81,6 +81,7 @@ __all__ = [
     "FillValueSequenceOperatorDesc",
     "ElementWiseQuantizeLinearOperatorDesc",
     "ElementWiseDequantizeLinearOperatorDesc",
+    "ElementWiseQuantizedLinearAddOperatorDesc",
     "ElementWiseIfOperatorDesc",
     "ElementWiseClipGradOperatorDesc",
     "ElementWiseClipGrad1OperatorDesc",
@@ -817,6 +818,23 @@ class ElementWiseDequantizeLinearOperatorDesc(OperatorDesc):
     input_tensor: TensorDesc
     scale_tensor: TensorDesc
     zero_point_tensor: TensorDesc | None
+    output_tensor: TensorDesc
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ElementWiseQuantizedLinearAddOperatorDesc(OperatorDesc):
+    """``DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC``: clamp(round(((a - a_zero_point) * a_scale + (b -
+    b_zero_point) * b_scale) / output_scale) + output_zero_point, Min, Max), rounding half to even, in float32.
+    """
+
+    row: ClassVar[ElementwiseRow]
+    a_tensor: TensorDesc
+    a_scale_tensor: TensorDesc
+    a_zero_point_tensor: TensorDesc | None
+    b_tensor: TensorDesc
+    b_scale_tensor: TensorDesc
+    b_zero_point_tensor: TensorDesc | None
+    output_scale_tensor: TensorDesc
+    output_zero_point_tensor: TensorDesc | None
     output_tensor: TensorDesc
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import keyword
 import os
+import re
 from types import ModuleType
 
 from .cuda_helpers import COMMON_HELPERS, HelperRegistry
@@ -135,6 +137,32 @@ def _check_links() -> None:
 
 
 _check_links()
+
+# Names the generated kernels and loops declare themselves (``gpuops.codegen``: T, U, O, the fused activation's v;
+# fused graph kernels: i<n>, v<k>, o<m>, n<k>_<scalar>; fast kernels and CuPy: _-prefixed; numba loops: np, njit,
+# R, i, r, c, s<k>, ...; helpers gpuops_*; scalar arguments p_*): an operand may take none of them.
+_TAKEN = re.compile(r"(T|U|O|R|v|i|r|c|np|njit|[iovsnrc]\d+(_\w*)?|_\w*|gpuops_\w*|p_\w*)")
+
+
+def _check_operands() -> None:
+    """Every element-wise row names each input once, by a C and Python identifier that no kernel parameter
+    (``codegen.param_name`` of a tensor role) or generated name shadows (``ElementwiseRow.operands``)."""
+    for r in ELEMENTWISE_ROWS:
+        names = r.operand_names
+        params = {f.name.removesuffix("_tensor") for f in r.tensor_fields}
+        bad = [
+            n
+            for n in names
+            if not n.isidentifier() or keyword.iskeyword(n) or _TAKEN.fullmatch(n) or n in params or n == "out"
+        ]
+        if len(names) != len(r.input_fields) or len(set(names)) != len(names) or bad:
+            raise ValueError(
+                f"{r.name}: operands {names} must name its {len(r.input_fields)} inputs once each, by names no "
+                f"kernel declares itself (taken: {bad})"
+            )
+
+
+_check_operands()
 
 # OperatorType is made from the table, so the table is its only source. Values number the
 # rows in table order (they are not directml.h's numbers, which gpuops does not need).

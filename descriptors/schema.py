@@ -36,6 +36,7 @@ __all__ = [
     "Row",
     "Tier",
     "UfuncReduce",
+    "default_operands",
     "types",
 ]
 
@@ -79,6 +80,12 @@ class FieldKind(enum.Enum):
 
 
 NO_DEFAULT = object()
+
+
+def default_operands(count: int) -> tuple[str, ...]:
+    """The names a row's expressions give its ``count`` inputs (in input-field order) unless the row names them
+    itself (``ElementwiseRow.operands``): ``x``, ``y``, ``z``, then ``x3``, ``x4``, ... for any further one."""
+    return tuple(("x", "y", "z")[k] if k < 3 else f"x{k}" for k in range(count))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -164,11 +171,13 @@ class Exprs:
     Keys are value classes: ``"float"``, ``"int"`` (signed and unsigned), ``"sint"``,
     ``"uint"``, ``"bool"`` or ``"any"``; the most specific key wins.
 
-    CUDA expressions read the compute-typed operands ``x`` and ``y`` and may use the types
+    CUDA expressions read the compute-typed operands by the row's operand names
+    (``ElementwiseRow.operand_names``: ``x``, ``y``, ``z``, ... by default) and may use the types
     ``T`` (compute type) and ``U`` (unsigned type of at least 32 bits for wrapping integer
-    arithmetic). NumPy callables are called ``f(x, y, out=out)`` and write into ``out``; when
-    ``numpy_single_ufunc`` holds the class (a single ufunc), ``out`` may alias ``x`` or ``y``, otherwise the
-    backend guarantees it does not.
+    arithmetic); an absent optional input reads as ``T(0)``. NumPy callables are called
+    ``f(x, y, ..., out=out)`` with one positional argument per input field (None for an absent
+    optional one) and write into ``out``; when ``numpy_single_ufunc`` holds the class (a single
+    ufunc), ``out`` may alias ``x`` or ``y``, otherwise the backend guarantees it does not.
     """
 
     cuda: Mapping[str, str]
@@ -259,11 +268,13 @@ class Reduction:
 class Family(str, enum.Enum):
     """What kind of operator a row is; the generated tests and the CLI's short names group by it.
 
-    BINARY: A and B in, one output (``ops/binary.py``). UNARY: one data input, optional ScaleBias
-    (``ops/unary.py``). SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the
-    oneDNN forward extensions. GRAD: a gradient from an input and an incoming gradient (DirectML's
-    *_GRAD operators and oneDNN's eltwise backward, ``ops/backward.py``). REDUCE: reductions. COMPOSITE: an
-    operator computed as a small plan of the others (softmax, mean-variance normalization, ``ops/composite.py``).
+    BINARY: A and B in, one output (``ops/binary.py``; tested as ``ref(a, b)``). UNARY: one data input, optional
+    ScaleBias (``ops/unary.py``), and the quantization rows there whose other inputs are scales and zero points
+    (QUANTIZED_LINEAR_ADD reads two quantized inputs and six of those: its tests take inputs as a list).
+    SELECT: ELEMENT_WISE_IF. ACTIVATION: DML_OPERATOR_ACTIVATION_* and the oneDNN forward extensions. GRAD: a
+    gradient from an input and an incoming gradient (DirectML's *_GRAD operators and oneDNN's eltwise backward,
+    ``ops/backward.py``). REDUCE: reductions. COMPOSITE: an operator computed as a small plan of the others
+    (softmax, mean-variance normalization, ``ops/composite.py``).
     A ``str`` enum, so ``row.family == "binary"`` reads as before.
     """
 
@@ -410,6 +421,9 @@ class ElementwiseRow(Row):
         ``long long``), bound from the kernel's ``i`` (CuPy's element index; the flat and rows kernels declare
         one); NumPy forms get it as the keyword ``index`` (an int64 array shaped like ``out``). The GPU plans
         a fast kernel only where its loop runs in logical order, and graphs never fuse the row.
+    operands: the names the CUDA expressions give the inputs, one per input field in field order (a row with
+        many inputs names them by role: QUANTIZED_LINEAR_ADD's ``qa``, ``sa``, ``za``, ...); empty: the
+        default names (:func:`default_operands`). ``optable`` checks them against the kernel's own names.
     """
 
     exprs: Exprs
@@ -421,6 +435,16 @@ class ElementwiseRow(Row):
     converts: bool = False
     type_rule: Callable[[Mapping[str, DataType]], tuple[str, str] | None] | None = None
     reads_index: bool = False
+    operands: tuple[str, ...] = ()
+
+    @property
+    def operand_names(self) -> tuple[str, ...]:
+        """The expressions' name of each input, in input-field order (``operands``, else the defaults)."""
+        return self.operands or default_operands(len(self.input_fields))
+
+    def operand_of(self, role: str) -> str:
+        """The expressions' name of input ``role``."""
+        return self.operand_names[self.input_fields.index(self.field(role))]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -67,6 +67,18 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "FILL_VALUE_CONSTANT": ("OutputTensor", "ValueDataType", "Value"),
     "FILL_VALUE_SEQUENCE": ("OutputTensor", "ValueDataType", "ValueStart", "ValueDelta"),
     "ELEMENT_WISE_DEQUANTIZE_LINEAR": ("InputTensor", "ScaleTensor", "ZeroPointTensor", "OutputTensor"),
+    # directml.md 2.1 and 14: A, AScale, AZeroPoint?, B, BScale, BZeroPoint?, OutputScale, OutputZeroPoint?, Output.
+    "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": (
+        "ATensor",
+        "AScaleTensor",
+        "AZeroPointTensor",
+        "BTensor",
+        "BScaleTensor",
+        "BZeroPointTensor",
+        "OutputScaleTensor",
+        "OutputZeroPointTensor",
+        "OutputTensor",
+    ),
     "ELEMENT_WISE_CLIP_GRAD": (*CLIP_GRAD, "Min", "Max"),
     "ELEMENT_WISE_CLIP_GRAD1": (*CLIP_GRAD, "MinMaxDataType", "Min", "Max"),
 }
@@ -139,6 +151,17 @@ TABLES: dict[str, list[tuple]] = {
         ("3_0", (1, 8), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),
         ("2_1", (4, 4), "I32 I16 I8 U32 U16 U8", "F32", {"scale_tensor": "F32"}),
         ("1_0", (4, 4), "U8", "F32", {"scale_tensor": "F32"}),
+    ],
+    # The QUANTIZED_LINEAR_ADD page (sdk-api): one table, at the operator's level 4_0; A, B, the zero points and
+    # the output INT8/UINT8, the three scales FLOAT32; the zero points are "Optional input" there.
+    "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": [
+        (
+            "4_0",
+            (1, 8),
+            "I8 U8",
+            "I8 U8",
+            {"a_scale_tensor": "F32", "b_scale_tensor": "F32", "output_scale_tensor": "F32"},
+        ),
     ],
     "ELEMENT_WISE_IF": [
         ("5_0", (1, 8), "F64 " + ALL10, "F64 " + ALL10, {"condition_tensor": "U8"}),

@@ -505,6 +505,133 @@ def _dq_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
     return _as(dt, rng.choice(np.array([0.5, 0.25, 1.5, 0.1, -2.0, 3e-3]), math.prod(shape)), shape)
 
 
+# --- QUANTIZED_LINEAR_ADD: float32 arithmetic worked exactly (fractions), rounded by IEEE 754's rules ----------
+#
+# The README's semantics: every operand in float32, (a - a_zero_point) exact, then one rounding to float32 for
+# each product, the sum and the quotient, in that order; rint half to even; + output_zero_point; CAST's
+# saturation (NaN -> 0). Each step below is the exact real result (Fraction) rounded once, by hand, to the
+# nearest float32 (ties to even, subnormals, overflow to infinity), with IEEE 754's special cases (NaN,
+# infinities, signed zeros) taken from the standard's tables: nothing of NumPy's or the C library's float32.
+# The last two steps are integer arithmetic: rint(q) + zo in float32 equals the exact integer sum whenever
+# the sum lies within int8/uint8's range (|rint(q)| <= 2**24 there, and float32 holds every integer up to
+# 2**24 exactly), and beyond it both saturate to the same end (rounding is monotonic).
+
+_F32_MANT = 24
+_F32_EMIN = -126
+_F32_OVERFLOW = 2**128  # a rounded magnitude this large is infinite in float32
+
+
+def _round_f32(q: Fraction) -> float:
+    """The float32 nearest the real ``q`` (ties to even; overflow to +-inf), as a Python float; ``q != 0``."""
+    sign, a = (-1.0 if q < 0 else 1.0), abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2**e <= a < 2**(e + 1), after the fix below
+    if Fraction(2) ** e > a:
+        e -= 1
+    quantum = Fraction(2) ** (max(e, _F32_EMIN) - (_F32_MANT - 1))  # below 2**-126: the subnormals' fixed step
+    m = a / quantum
+    n, rest = divmod(m.numerator, m.denominator)
+    half = Fraction(rest, m.denominator) - Fraction(1, 2)
+    if half > 0 or (half == 0 and n % 2 == 1):
+        n += 1
+    v = n * quantum
+    return sign * (math.inf if v >= _F32_OVERFLOW else float(v))
+
+
+def _f32_mul(x: float, y: float) -> float:
+    """x * y rounded to float32 (x, y float32 values)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    sign = math.copysign(1.0, x) * math.copysign(1.0, y)
+    if math.isinf(x) or math.isinf(y):
+        return math.nan if x == 0 or y == 0 else sign * math.inf  # inf * 0 is invalid
+    exact = Fraction(x) * Fraction(y)
+    return sign * 0.0 if exact == 0 else _round_f32(exact)
+
+
+def _f32_add(x: float, y: float) -> float:
+    """x + y rounded to float32 (x, y float32 values)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if math.isinf(x) or math.isinf(y):
+        if math.isinf(x) and math.isinf(y) and x != y:
+            return math.nan  # inf - inf is invalid
+        return x if math.isinf(x) else y
+    exact = Fraction(x) + Fraction(y)
+    if exact == 0:  # an exact zero sum is +0 in round to nearest, unless both addends are -0
+        return -0.0 if math.copysign(1.0, x) < 0 and math.copysign(1.0, y) < 0 else 0.0
+    return _round_f32(exact)
+
+
+def _f32_div(x: float, y: float) -> float:
+    """x / y rounded to float32 (x, y float32 values)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    sign = math.copysign(1.0, x) * math.copysign(1.0, y)
+    if math.isinf(x):
+        return math.nan if math.isinf(y) else sign * math.inf
+    if math.isinf(y):
+        return sign * 0.0
+    if y == 0:
+        return math.nan if x == 0 else sign * math.inf  # 0 / 0 is invalid; x / 0 divides by zero
+    exact = Fraction(x) / Fraction(y)
+    return sign * 0.0 if exact == 0 else _round_f32(exact)
+
+
+def _quantized_linear_add(
+    inputs: list[np.ndarray | None], out_dtype: np.dtype, params: dict, scale_bias: Any
+) -> Expected:
+    """saturate(rint(((a - za) * sa + (b - zb) * sb) / so) + zo): float32 steps worked exactly (see above), an
+    absent zero point 0, NaN -> 0."""
+    a, sa, za, b, sb, zb, so, zo = (*inputs, *[None] * 8)[:8]
+    assert a is not None and b is not None and sa is not None and sb is not None and so is not None
+    shape = a.shape
+    zeros = [0] * a.size
+
+    def ints(v: np.ndarray | None) -> list[int]:
+        return zeros if v is None else [int(t) for t in np.asarray(v).ravel().tolist()]
+
+    def f32s(v: np.ndarray) -> list[float]:  # float32 values, exactly, as Python floats
+        return np.asarray(v, dtype=np.float32).astype(np.float64).ravel().tolist()
+
+    info = np.iinfo(out_dtype)
+    flat = []
+    for qa, ta, pa, qb, tb, pb, to, po in zip(
+        ints(a), f32s(sa), ints(za), ints(b), f32s(sb), ints(zb), f32s(so), ints(zo), strict=True
+    ):
+        total = _f32_add(_f32_mul(float(qa - pa), ta), _f32_mul(float(qb - pb), tb))  # qa - pa: exact in float32
+        q = _f32_div(total, to)
+        if math.isnan(q):
+            flat.append(0)
+        elif math.isinf(q):
+            flat.append(info.max if q > 0 else info.min)
+        else:
+            flat.append(min(max(round(Fraction(q)) + po, info.min), info.max))  # round(): half to even
+    return Expected(np.array(flat, dtype=np.int64).astype(out_dtype).reshape(shape), True)
+
+
+def _qla_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """A/B scales: powers of two (exact products, so ties after the division), decimals that round, a negative
+    one and a tiny one."""
+    pool = np.array([0.5, 0.25, 2.0, 0.125, 0.1, 0.3, 1.5, -0.5, 3e-3, 1e-20])
+    return _as(dt, rng.choice(pool, math.prod(shape)), shape)
+
+
+def _qla_out_scale(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """Output scales: powers of two (x.5 quotients: ties), values that make the quotient round, a negative one."""
+    return _as(dt, rng.choice(np.array([1.0, 0.5, 2.0, 0.25, 0.7, 0.05, 3.0, -1.0]), math.prod(shape)), shape)
+
+
+def _qla_zero(dt: DataType, shape: Any, rng: np.random.Generator) -> np.ndarray:
+    """Zero points near the middle of the type's range (a tenth at its ends)."""
+    n = math.prod(shape)
+    info = np.iinfo(dt.numpy_dtype)
+    mid = (int(info.min) + int(info.max) + 1) // 2
+    vals = rng.integers(mid - 20, mid + 20, n)
+    pick = rng.random(n) < 0.1
+    vals[pick] = rng.choice(np.array([int(info.min), int(info.max)]), int(pick.sum()))
+    return _as(dt, vals, shape)
+
+
 def _scalar_as(value: Any, out_dtype: np.dtype) -> np.ndarray:
     """A DML_SCALAR_UNION value read as the output's type (a float rounded to it once)."""
     with np.errstate(invalid="ignore"):  # NaN into bfloat16
@@ -560,6 +687,7 @@ REFERENCES.update(
         "FILL_VALUE_SEQUENCE": _fill_sequence,
         "ELEMENT_WISE_QUANTIZE_LINEAR": _quantize_linear,
         "ELEMENT_WISE_DEQUANTIZE_LINEAR": _dequantize_linear,
+        "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": _quantized_linear_add,
         "ELEMENT_WISE_IDENTITY": _identity,
         "ELEMENT_WISE_ABS": _abs,
         "ELEMENT_WISE_NEGATE": _negate,
@@ -677,6 +805,17 @@ DATA.update(
         "CAST": (_cast_data,),
         "ELEMENT_WISE_QUANTIZE_LINEAR": (_q_input, _q_scale, _raw_bits),
         "ELEMENT_WISE_DEQUANTIZE_LINEAR": (_raw_bits, _dq_scale, _raw_bits),
+        # A and B over their whole range (saturation at both ends follows), zero points near the middle.
+        "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": (
+            _raw_bits,
+            _qla_scale,
+            _qla_zero,
+            _raw_bits,
+            _qla_scale,
+            _qla_zero,
+            _qla_out_scale,
+            _qla_zero,
+        ),
     }
 )
 
@@ -746,6 +885,16 @@ def _seq(dt: DataType, start: Any, delta: Any, expected: list[Any]) -> tuple[Any
     want: Any = np.array(expected, dt.numpy_dtype) if not dt.is_float else expected
     exact = not any(isinstance(v, float) and math.isnan(v) for v in expected)
     return ([], {"value_data_type": dt, "value_start": start, "value_delta": delta}, want, exact, {"output_tensor": dt})
+
+
+def _qla_types(a: DataType, b: DataType, out: DataType) -> dict[str, DataType]:
+    """QUANTIZED_LINEAR_ADD's tensor types: each zero point has its tensor's type, the scales FLOAT32."""
+    f32 = DataType.FLOAT32
+    return {
+        **{"a_tensor": a, "a_scale_tensor": f32, "a_zero_point_tensor": a},
+        **{"b_tensor": b, "b_scale_tensor": f32, "b_zero_point_tensor": b},
+        **{"output_scale_tensor": f32, "output_zero_point_tensor": out, "output_tensor": out},
+    }
 
 
 _F32 = _io(DataType.FLOAT32)
@@ -1183,6 +1332,106 @@ EDGES.update(
                 },
             ),
         ],
+        # QUANTIZED_LINEAR_ADD, worked by hand. Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+        # output_scale, output_zero_point.
+        "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": [
+            # Ties round half to even: (a + b) / 2 = 0.5, 1.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5.
+            (
+                [
+                    [1, 2, 3, 5, -1, -3, -5, 7],
+                    [1.0] * 8,
+                    [0] * 8,
+                    [0, 1, 0, 0, 0, 0, 0, 0],
+                    [1.0] * 8,
+                    [0] * 8,
+                    [2.0] * 8,
+                    [0] * 8,
+                ],
+                {},
+                [0, 2, 2, 2, 0, -2, -2, 4],
+                True,
+                _qla_types(DataType.INT8, DataType.INT8, DataType.INT8),
+            ),
+            # int8 saturation at both ends: a - za = 128, -127, 101, -99, 1; sums 255, -255, 128, -127 (- 1 from
+            # the zero point: -128, the end itself), 1 (- 128: -127).
+            (
+                [
+                    [127, -128, 100, -100, 0],
+                    [1.0] * 5,
+                    [-1] * 5,
+                    [127, -128, 27, -28, 0],
+                    [1.0] * 5,
+                    [0] * 5,
+                    [1.0] * 5,
+                    [0, 0, 0, -1, -128],
+                ],
+                {},
+                [127, -128, 127, -128, -127],
+                True,
+                _qla_types(DataType.INT8, DataType.INT8, DataType.INT8),
+            ),
+            # uint8 saturation at both ends: sums 510, 0 - 10, 255 (the end itself), 10 - 20 (+ 10: 0), 0, 3.
+            (
+                [
+                    [255, 0, 200, 10, 128, 3],
+                    [1.0] * 6,
+                    [0, 0, 0, 0, 128, 0],
+                    [255, 0, 55, 0, 0, 0],
+                    [1.0] * 6,
+                    [0, 10, 0, 20, 0, 0],
+                    [1.0] * 6,
+                    [0, 0, 0, 10, 0, 0],
+                ],
+                {},
+                [255, 0, 255, 0, 0, 3],
+                True,
+                _qla_types(DataType.UINT8, DataType.UINT8, DataType.UINT8),
+            ),
+            # Mixed types, exact steps: (a - 128) * 0.5 + b * 0.25 = -96, 95.25, 0; / 0.75 = -128, 127, 0; + 5.
+            (
+                [[0, 255, 128], [0.5] * 3, [128] * 3, [-128, 127, 0], [0.25] * 3, [0] * 3, [0.75] * 3, [5] * 3],
+                {},
+                [-123, 127, 5],
+                True,
+                _qla_types(DataType.UINT8, DataType.INT8, DataType.INT8),
+            ),
+            # Scales in IEEE float32 (DirectML leaves a zero scale undefined): 1 * NaN, 1 * inf, 0 * inf (NaN),
+            # 1 * -inf, 1 / 0, 1 / inf (0, + 3), 0 / 0 (NaN), 1 / -0.0, 127 * 3e38 (overflows to inf),
+            # inf + -inf (NaN). A NaN quotient gives 0 (CAST's rule), not the zero point; +-inf saturate.
+            (
+                [
+                    [1, 1, 0, 1, 1, 1, 0, 1, 127, 1],
+                    [_NAN, _INF, _INF, -_INF, 1.0, 1.0, 1.0, 1.0, 3e38, _INF],
+                    [0] * 10,
+                    [0] * 9 + [1],
+                    [1.0] * 9 + [-_INF],
+                    [0] * 10,
+                    [1.0, 1.0, 1.0, 1.0, 0.0, _INF, 0.0, -0.0, 1.0, 1.0],
+                    [3] * 10,
+                ],
+                {},
+                [0, 127, 0, -128, 127, 3, 0, -128, 127, 0],
+                True,
+                _qla_types(DataType.INT8, DataType.INT8, DataType.INT8),
+            ),
+            (
+                [[1, 1, 1], [_NAN, _INF, -_INF], [0] * 3, [0] * 3, [1.0] * 3, [0] * 3, [1.0] * 3, [7] * 3],
+                {},
+                [0, 255, 0],
+                True,
+                _qla_types(DataType.UINT8, DataType.UINT8, DataType.UINT8),
+            ),
+            # Each step rounds to float32, and no multiply-add is fused: 5 * 0.1f = 0.50000000745... rounds to the
+            # float32 0.5, a tie, so 0 (real arithmetic gives 1). Then 0.5 + (-1 * 0.5) = 0 and 0 / 1e-8 = 0, where
+            # an FMA would keep 7.45e-9 of the product and give 0.745, so 1.
+            (
+                [[5, 5], [0.1, 0.1], [0, 0], [0, -1], [1.0, 0.5], [0, 0], [1.0, 1e-8], [0, 0]],
+                {},
+                [0, 0],
+                True,
+                _qla_types(DataType.INT8, DataType.INT8, DataType.INT8),
+            ),
+        ],  # fmt: skip
         "ELEMENT_WISE_DEQUANTIZE_LINEAR": [
             (
                 [[0, 255, 128], [0.5] * 3, [128] * 3],

@@ -45,6 +45,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+import pytest
 from helpers import assert_expected, element_offsets, random_values, to_host
 from hypothesis import HealthCheck, Phase, event, given, note, settings
 from hypothesis import strategies as st
@@ -477,9 +478,11 @@ def _tensor_mutation(draw: st.DrawFn, spec: dict[str, Any], output: bool) -> str
 
 
 @st.composite
-def recipes(draw: st.DrawFn, fuzz_percent: int = 45, binding_percent: int = 35) -> Recipe:
-    """A row, a device, a descriptor recipe (valid, or with a few broken fields) and bindings."""
-    row = draw(st.sampled_from(ROWS))
+def recipes(
+    draw: st.DrawFn, fuzz_percent: int = 45, binding_percent: int = 35, rows: tuple[OpRow, ...] = ROWS
+) -> Recipe:
+    """A row (of ``rows``), a device, a descriptor recipe (valid, or with a few broken fields) and bindings."""
+    row = draw(st.sampled_from(rows))
     rec = Recipe(row=row.name, seed=draw(st.integers(0, 2**32 - 1)))
     if _chance(draw, 20):
         rec.special_data = draw(st.sampled_from([10, 50, 100]))
@@ -1314,3 +1317,21 @@ def test_valid_descriptors_run_and_match_the_reference(rec: Recipe, backend: str
     """Valid descriptors and correct buffers (padded, transposed, broadcast, large, unusual parameters):
     execute must run, write only the output's elements and match the reference."""
     run_contract(rec, backend, must_run=True)
+
+
+# Rows with many inputs and optional ones, each fuzzed on its own too (``-k QUANTIZED``): drawn from all of
+# ROWS above, one of them gets a few dozen examples of some 1500.
+MANY_INPUT_ROWS = [r for r in ROWS if any(f.kind is FieldKind.OPTIONAL_INPUT_TENSOR for f in r.input_fields)]
+
+
+@pytest.mark.parametrize("name", [r.name for r in MANY_INPUT_ROWS])
+def test_row_runs_and_matches_the_reference(name: str, backend: str) -> None:
+    """Valid descriptors of one row (absent optional tensors, zero-stride scales, special values), correct and
+    mutated bindings: as test_binding_contract, for this row alone."""
+
+    @settings(FUZZ, max_examples=int(os.environ.get("GPUOPS_FUZZ_ROW_EXAMPLES", "120")))
+    @given(rec=recipes(fuzz_percent=0, binding_percent=30, rows=(row_of(name),)))
+    def check(rec: Recipe) -> None:
+        run_contract(rec, backend, must_run=True)
+
+    check()

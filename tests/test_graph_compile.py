@@ -430,6 +430,59 @@ def test_casts_fuse_with_their_neighbours(device: gpuops.Device, xp: Any) -> Non
     assert_same(got, node_by_node(device, xp, graph, [x])[0], t8, "CAST chain")
 
 
+QSHAPE = (3, 4)
+
+
+def quantized_graph() -> tuple[GraphDesc, list[TensorDesc]]:
+    """QUANTIZED_LINEAR_ADD (absent zero points, scales per column, per row and per tensor by zero strides)
+    feeding another, then DEQUANTIZE_LINEAR; and the graph inputs' layouts. Inputs: 0 a, 1 a_scale, 2 b,
+    3 b_scale, 4 b_zero_point, 5 the scale and 6 the zero point of node 0's output (node 1 reads its A with
+    them), 7 c, 8 c_scale, 9 node 1's output scale (DEQUANTIZE's scale too)."""
+    qla, deq = desc_class("ELEMENT_WISE_QUANTIZED_LINEAR_ADD"), desc_class("ELEMENT_WISE_DEQUANTIZE_LINEAR")
+    i8, u8 = DataType.INT8, DataType.UINT8
+    full = {dt: TensorDesc(dt, QSHAPE) for dt in (i8, u8, F32)}
+    per_col, per_row = TensorDesc(F32, QSHAPE, (0, 1)), TensorDesc(F32, QSHAPE, (1, 0))
+    one = {dt: TensorDesc(dt, QSHAPE, (0, 0)) for dt in (i8, u8, F32)}
+    nodes = [
+        OperatorNode(qla(full[i8], per_col, None, full[u8], one[F32], one[u8], one[F32], one[i8], full[i8])),
+        OperatorNode(qla(full[i8], one[F32], one[i8], full[i8], per_row, None, one[F32], None, full[i8])),
+        OperatorNode(deq(full[i8], one[F32], None, full[F32])),
+    ]
+    slots = [(0, 0, 0), (1, 0, 1), (2, 0, 3), (3, 0, 4), (4, 0, 5), (5, 0, 6), (6, 0, 7), (5, 1, 1), (6, 1, 2),
+             (7, 1, 3), (8, 1, 4), (9, 1, 6), (9, 2, 1)]  # fmt: skip
+    graph = GraphDesc(10, 1, nodes, [InputEdge(g, n, k) for g, n, k in slots], [OutputEdge(2, 0, 0)],
+                      [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)])  # fmt: skip
+    layouts = [full[i8], per_col, full[u8], one[F32], one[u8], one[F32], one[i8], full[i8], per_row, one[F32]]
+    return graph, layouts
+
+
+def test_quantized_adds_fuse_with_a_dequantize(device: gpuops.Device, xp: Any) -> None:
+    """:func:`quantized_graph` (eight-input nodes) is one kernel, each node's result its own int8 value at the
+    node boundary: bit for bit the nodes run one by one, and the composition of the references."""
+    from opinfo import record
+
+    graph, layouts = quantized_graph()
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, QSHAPE).astype(np.int8)
+    b = rng.integers(0, 256, QSHAPE).astype(np.uint8)
+    c = rng.integers(-128, 128, QSHAPE).astype(np.int8)
+    sa = np.float32([0.5, 0.1, 0.25, 3.0])  # one per column
+    sc = np.float32([0.125, 0.3, 2.0]).reshape(3, 1)  # one per row
+    sb, zb, s1, z1, s2 = np.float32([0.25]), np.uint8([128]), np.float32([0.75]), np.int8([-3]), np.float32([0.2])
+    logical = [np.broadcast_to(v, QSHAPE) for v in (a, sa, b, sb, zb, s1, z1, c, sc, s2)]
+    inputs = [buffer_for(t, v) for t, v in zip(layouts, logical, strict=True)]
+    (got,), compiled = run_compiled(device, xp, graph, inputs)
+    assert compiled.kernel_count == 1
+    out_t = TensorDesc(F32, QSHAPE)
+    assert_same(got, node_by_node(device, xp, graph, inputs)[0], out_t, "QLA, QLA, DEQUANTIZE")
+    add, dq = record("ELEMENT_WISE_QUANTIZED_LINEAR_ADD"), record("ELEMENT_WISE_DEQUANTIZE_LINEAR")
+    la, lsa, lb, lsb, lzb, ls1, lz1, lc, lsc, ls2 = logical
+    v0 = add.evaluate([la, lsa, None, lb, lsb, lzb, ls1, lz1], np.dtype(np.int8)).values
+    v1 = add.evaluate([v0, ls1, lz1, lc, lsc, None, ls2, None], np.dtype(np.int8)).values
+    want = dq.evaluate([v1, ls2, None], np.dtype(np.float32)).values
+    assert np.array_equal(read_tensor(got, out_t), want)
+
+
 def test_a_value_that_is_two_graph_outputs_is_copied(device: gpuops.Device, xp: Any) -> None:
     graph = GraphDesc(1, 2, [OperatorNode(RELU(input_tensor=T, output_tensor=T))], [InputEdge(0, 0, 0)],
                       [OutputEdge(0, 0, 0), OutputEdge(0, 0, 1)])  # fmt: skip
@@ -566,7 +619,7 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     import gpuops.nvrtc as gnvrtc
 
     _check_nvrtc()
-    graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1)))]
+    graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1))), quantized_graph()[0]]
     graphs += [random_graph(seed)[0] for seed in range(80)]
     sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))

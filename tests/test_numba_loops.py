@@ -502,3 +502,73 @@ def test_rows_loop_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     op.execute([got, b_buf], [got])
     assert _same(got, want).all()
     assert not np.array_equal(uint_view(got), uint_view(a_buf))  # it did write
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows with more than three inputs
+
+
+def test_quantized_linear_add_stays_on_the_numpy_path() -> None:
+    """The tier loads and stores floating types only (LOOP_TYPES); QUANTIZED_LINEAR_ADD's A, B, zero points and
+    output are INT8/UINT8, so it runs on the ufunc path, every mapping and every absent zero point alike."""
+    row = row_of("ELEMENT_WISE_QUANTIZED_LINEAR_ADD")
+    for combo in dtype_combinations(row.name):
+        assert not _is_float_combo(combo) and loop_spec(row, combo) is None, combo
+        bare = {r: dt for r, dt in combo.items() if "zero_point" not in r}
+        assert loop_spec(row, bare) is None
+    n = numba_loops.MIN_ELEMENTS + 10
+    tensors = {r: TensorDesc(dt, (n,)) for r, dt in dtype_combinations(row.name)[0].items()}
+    dev = gpuops.Device("numpy")
+    assert dev.compile_operator(dev.create_operator(desc_class(row.name)(**tensors))).launch_path == "numpy"
+
+
+def _five(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, x3: np.ndarray, x4: np.ndarray | None, *, out: np.ndarray
+) -> None:
+    v = np.multiply(x, y)
+    v += z
+    np.subtract(v, x3 / (np.float32(2) if x4 is None else x4 + np.float32(2)), out=out)
+
+
+def _five_row(operands: tuple[str, ...] = ()) -> Any:
+    """A row outside the table with five float inputs, the last optional: the default operand names x, y, z, x3,
+    x4 (or ``operands``)."""
+    from descriptors import FeatureLevel
+    from descriptors.schema import Domain, ElementwiseRow, Exprs, Family, Field, Tier, types
+
+    roles = ("first_tensor", "second_tensor", "third_tensor", "fourth_tensor", "fifth_tensor")
+    names = operands or ("x", "y", "z", "x3", "x4")
+    expr = "__fadd_rn(__fmul_rn({}, {}), {}) - {} / ({} + T(2))".format(*names)
+    fields = tuple(Field(r, FieldKind.INPUT_TENSOR if r != "fifth_tensor" else FieldKind.OPTIONAL_INPUT_TENSOR)
+                   for r in roles) + (Field("output_tensor", FieldKind.OUTPUT_TENSOR),)  # fmt: skip
+    t = types("F32 F16")
+    return ElementwiseRow(
+        name="ELEMENT_WISE_FIVE", struct="DML_ELEMENT_WISE_FIVE_OPERATOR_DESC", fields=fields, family=Family.UNARY,
+        domain=Domain.ARITH, exprs=Exprs(cuda={"float": expr}, numpy={"float": _five}),
+        tiers=(Tier(FeatureLevel.FL_1_0, (1, 8), dict.fromkeys((*roles, "output_tensor"), t), (), "a test row",
+                    ("fifth_tensor",)),),
+        summary="first * second + third - fourth / (fifth + 2)", in_place=False, extension=True, operands=operands,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("operands", [(), ("pa", "pb", "pc", "pd", "pe")], ids=["default-names", "own-names"])
+@pytest.mark.parametrize("absent", [False, True], ids=["all-inputs", "absent-fifth"])
+@pytest.mark.parametrize("dt", [F32, F16], ids=lambda d: d.name)
+def test_a_row_with_five_inputs_compiles_and_matches_numpy(
+    operands: tuple[str, ...], absent: bool, dt: DataType
+) -> None:
+    """Operands beyond x, y, z (x3, x4, or the row's own names) translate; an absent optional one reads as
+    T(0), as in the CUDA kernels; the loop equals the NumPy path bit for bit (the NumPy form gets None in the
+    absent one's position)."""
+    row = _five_row(operands)
+    combo = {f.name: dt for f in row.tensor_fields if not (absent and f.name == "fifth_tensor")}
+    spec = loop_spec(row, combo)
+    assert spec is not None
+    assert spec.input_roles == tuple(f.name for f in row.input_fields if f.name in combo)
+    ins = _inputs(row, combo, N, seed=17)
+    want = np.empty(N, dt.numpy_dtype)
+    kernel = NumpyKernel(row, combo, False)
+    kernel.run(ins, want, kernel.prepare({}), False)
+    got = np.empty_like(want)
+    numba_loops.NumbaLoopKernel(spec, combo, ()).run(ins, got, (), False)
+    assert _same(got, want).all(), np.flatnonzero(~_same(got, want))[:8]

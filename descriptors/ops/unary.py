@@ -5,7 +5,8 @@ ScaleBias applies to the input first, ``f(x * scale + bias)``, in float32. Tier 
 sdk-api ``ns-directml-dml_element_wise_<op>_operator_desc.md`` as transcribed in
 docs/reference/directml.md section 2.4 (where that section says a table was not opened and
 is assumed equal to a sibling's, the tier's source says so). Also here: IF (a select on raw
-bits) and the CLIP_GRAD pair (family "grad"), which read more than one tensor.
+bits), the CLIP_GRAD pair (family "grad"), which read more than one tensor, and the quantization rows
+(QUANTIZE/DEQUANTIZE_LINEAR, QUANTIZED_LINEAR_ADD with its eight inputs, named by role: ``operands``).
 
 Semantics where DirectML is silent (the same on both backends, bit for bit):
 
@@ -394,6 +395,34 @@ def _quantize_scale_type(dtypes: Mapping[str, DataType]) -> tuple[str, str] | No
     if s is not want:
         return "scale_tensor.data_type", f"is {s.name}; with a {x.name} input_tensor it must be {want.name}"
     return None
+
+
+_QLA_FIELDS = (
+    Field("a_tensor", _IN),
+    Field("a_scale_tensor", _IN),
+    Field("a_zero_point_tensor", FieldKind.OPTIONAL_INPUT_TENSOR),
+    Field("b_tensor", _IN),
+    Field("b_scale_tensor", _IN),
+    Field("b_zero_point_tensor", FieldKind.OPTIONAL_INPUT_TENSOR),
+    Field("output_scale_tensor", _IN),
+    Field("output_zero_point_tensor", FieldKind.OPTIONAL_INPUT_TENSOR),
+    Field("output_tensor", _OUT),
+)
+_QLA_ZERO_POINTS = ("a_zero_point_tensor", "b_zero_point_tensor", "output_zero_point_tensor")
+# The page's one table (no "and above" heading: the operator's own level, 4_0); its Kind column says "Optional
+# input" for the three zero points, so they may be absent from the start.
+_QLA_TIER = Tier(
+    FL.FL_4_0,
+    (1, 8),
+    {
+        **dict.fromkeys(("a_tensor", "b_tensor", "output_tensor", *_QLA_ZERO_POINTS), types("I8 U8")),
+        **dict.fromkeys(("a_scale_tensor", "b_scale_tensor", "output_scale_tensor"), types("F32")),
+    },
+    (("a_tensor", "a_zero_point_tensor"), ("b_tensor", "b_zero_point_tensor"),
+     ("output_tensor", "output_zero_point_tensor")),
+    _DOC.format("quantized_linear_add"),
+    _QLA_ZERO_POINTS,
+)  # fmt: skip
 
 
 def _if_tier(fl: FL, dims: tuple[int, int], spec: str) -> Tier:
@@ -943,6 +972,35 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         family=Family.UNARY,
         converts=True,
         notes="ZeroPointTensor is optional from FL 6_2 (absent, it reads as 0).",
+    ),
+    ElementwiseRow(
+        name="ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+        struct="DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC",
+        fields=_QLA_FIELDS,
+        domain=Domain.ARITH,
+        # Every operand in float32 (int8/uint8 exactly). qa - za is exact; each product, the sum and the quotient
+        # round once, in that order (__fmul_rn/__fadd_rn: never contracted into an FMA, on NVRTC or the host);
+        # then QUANTIZE's steps: rint half to even, + zo, CAST's saturation (NaN -> 0).
+        exprs=Exprs(
+            cuda={
+                "float": "gpuops_cast_to<O>::from(rintf(__fadd_rn(__fmul_rn(qa - za, sa), __fmul_rn(qb - zb, sb))"
+                " / so) + zo)"
+            },
+            numpy={"float": npu.quantized_linear_add},
+        ),
+        tiers=(_QLA_TIER,),
+        summary="clamp(round(((a - a_zero_point) * a_scale + (b - b_zero_point) * b_scale) / output_scale) "
+        "+ output_zero_point, Min, Max), rounding half to even, in float32",
+        in_place=False,
+        helpers=("unary_cast",),
+        family=Family.UNARY,
+        primary="a_scale_tensor",
+        converts=True,
+        operands=("qa", "sa", "za", "qb", "sb", "zb", "so", "zo"),
+        notes="The three zero points are optional (absent, they read as 0). DirectML expects one element in each "
+        "scale and zero point; they have the output's sizes and broadcast by zero strides, so any zero-stride "
+        "broadcast (per axis too) is read element by element. A scale of 0 is undefined in DirectML; gpuops "
+        "computes it in IEEE float32 (README).",
     ),
     ElementwiseRow(
         name="ELEMENT_WISE_IF",

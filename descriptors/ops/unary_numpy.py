@@ -21,6 +21,7 @@ __all__ = [
     "fill_constant",
     "fill_sequence",
     "quantize_linear",
+    "quantized_linear_add",
     "ceil_to",
     "clip1",
     "clip_float",
@@ -137,6 +138,32 @@ def dequantize_linear(x: np.ndarray, y: np.ndarray, z: np.ndarray | None = None,
     absent zero point is 0."""
     diff = x.astype(np.int64) - (z.astype(np.int64) if z is not None else 0)
     np.copyto(out, diff.astype(np.float32) * y.astype(np.float32), casting="unsafe")
+
+
+def quantized_linear_add(
+    qa: np.ndarray,
+    sa: np.ndarray,
+    za: np.ndarray | None,
+    qb: np.ndarray,
+    sb: np.ndarray,
+    zb: np.ndarray | None,
+    so: np.ndarray,
+    zo: np.ndarray | None = None,
+    *,
+    out: np.ndarray,
+) -> None:
+    """((qa - za) * sa + (qb - zb) * sb) / so, every operand and step in float32 (qa - za exact, then one
+    rounding per product, the sum and the quotient: NumPy's float32 ufuncs never fuse a multiply-add), rint
+    half to even, + zo, then CAST's saturation into ``out`` (NaN -> 0); an absent zero point is 0."""
+    da = qa if za is None else np.subtract(qa, za)
+    db = qb if zb is None else np.subtract(qb, zb)
+    v = np.multiply(da, sa)
+    v += np.multiply(db, sb)
+    v /= so
+    np.rint(v, out=v)
+    if zo is not None:
+        v += zo
+    cast(v, out=out)
 
 
 def identity(x: np.ndarray, *, out: np.ndarray) -> None:

@@ -220,9 +220,10 @@ class Prepared(NamedTuple):
 class NumpyKernel:
     """One (row, data types, ScaleBias present, fused activation) lowering for NumPy.
 
-    The row's NumPy callable is called ``impl(x[, y[, z]], out=out, **parameters)`` on
-    operands in their compute types; a fused activation's callable then runs on the result,
-    still in the compute type, before the one final cast to the output type.
+    The row's NumPy callable is called ``impl(x, y, ..., out=out, **parameters)`` with one positional
+    operand per input field (None for an absent optional input), in their compute types; a fused
+    activation's callable then runs on the result, still in the compute type, before the one final
+    cast to the output type.
     """
 
     def __init__(
@@ -236,6 +237,10 @@ class NumpyKernel:
         self.plan = compute_plan(row, dtypes, has_scale_bias)
         self.dtypes = dict(dtypes)
         self.in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
+        # Where each input field's operand is among the present ones (None: an absent optional input, passed
+        # as None in its position so that the fields after it keep theirs); None when every input is present.
+        slots = tuple(self.in_roles.index(f.name) if f.name in dtypes else None for f in row.input_fields)
+        self.slots = None if None not in slots else slots
         # The input ScaleBias applies to; -1 for a row with no inputs (FILL_VALUE_CONSTANT reads none).
         self.primary_index = self.in_roles.index(row.primary_role) if row.primary_role in self.in_roles else -1
         self.out_role = row.output_fields[0].name
@@ -273,6 +278,10 @@ class NumpyKernel:
         sb = (np.float32(scalars[SCALE]), np.float32(scalars[BIAS])) if self.has_scale_bias else None
         return Prepared(params, fparams, sb)
 
+    def _args(self, xs: Sequence[np.ndarray]) -> Sequence[np.ndarray | None]:
+        """The impl's positional operands: the present inputs, None in an absent optional input's position."""
+        return xs if self.slots is None else [None if i is None else xs[i] for i in self.slots]
+
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool) -> None:
         token = ignore()
         try:
@@ -292,12 +301,12 @@ class NumpyKernel:
             elif size >= THREAD_MIN and out.ndim >= 1:
                 blocks = list(_chunks(out.shape, THREAD_BLOCK))
             else:
-                self.impl(*ins, out=out, **params)
+                self.impl(*self._args(ins), out=out, **params)
                 return
 
             def work(part: Iterable[Any]) -> None:
                 for idx in part:
-                    self.impl(*(v[idx] for v in ins), out=out[idx], **params)
+                    self.impl(*self._args([v[idx] for v in ins]), out=out[idx], **params)
 
             _parallel(blocks, work, size)
             return
@@ -361,12 +370,12 @@ class NumpyKernel:
                     np.add(w, bias, out=w)
                 xs.append(w)
             if ws_out is None:
-                self.impl(*xs, out=o, **params)
+                self.impl(*self._args(xs), out=o, **params)
                 if fused:
                     act(o, out=o, **fparams)
                 continue
             w = ws_out[:size].reshape(shape)
-            self.impl(*xs, out=w, **params)
+            self.impl(*self._args(xs), out=w, **params)
             if ws_act is not None:
                 a = ws_act[:size].reshape(shape)
                 act(w, out=a, **fparams)

@@ -40,7 +40,7 @@ PARAM_TYPES: dict[DataType, str] = {d: d.numpy_dtype.name for d in DataType}
 
 SCALE, BIAS = "gpuops_scale", "gpuops_bias"
 FUSED_PREFIX = "fused_"
-OPERANDS = ("x", "y", "z")  # the inputs in field order, as the row's expressions name them
+OPERANDS = ("x", "y", "z")  # the default names of a row's first three inputs (``ElementwiseRow.operand_names``)
 # The element's logical (row-major) index, a ``long long``, for a row that reads it (``ElementwiseRow.reads_index``).
 # The operation binds it from ``i``: CuPy's ElementwiseKernel loop index, row-major over the output's sizes (CuPy
 # merges dimensions, never reorders them); the flat and rows kernels declare an ``i`` of their own
@@ -142,8 +142,12 @@ class KernelSpec:
 def _kernel_name(
     row: ElementwiseRow, dtypes: Mapping[str, DataType], has_scale_bias: bool, fused: ElementwiseRow | None
 ) -> str:
+    """``gpuops_<row>_<types>``. Up to four tensors (every DirectML element-wise shape before QUANTIZED_LINEAR_ADD:
+    A, B, Output; Input, Scale, ZeroPoint, Output; Condition, A, B, Output) each distinct type once, in field
+    order, tells the row's kernels apart; with more (QUANTIZED_LINEAR_ADD: A, B and the output take their types
+    independently) every tensor's type is listed, in field order."""
     names = [dtypes[f.name].numpy_dtype.name for f in row.tensor_fields if f.name in dtypes]
-    suffix = "_".join(dict.fromkeys(names))
+    suffix = "_".join(names if len(row.tensor_fields) > 4 else dict.fromkeys(names))
     name = f"gpuops_{row.name.lower()}_{suffix}" + ("_scalebias" if has_scale_bias else "")
     if fused is not None:
         name += "_fused_" + fused.name.lower()
@@ -186,8 +190,10 @@ def node_body(
 
     ``operands``: input role -> the C expression holding the stored input value (a kernel parameter, or a
     fused graph's local variable); ``out``: the lvalue receiving the result in the output's type. The
-    statements declare ``T``/``U`` and the operands ``x``, ``y``, ``z``, and read the scalar arguments by the
-    names :func:`scalar_params` gives, so a fused graph wraps each node's statements in a block of their own.
+    statements declare ``T``/``U`` and one operand per input field, by the row's names (``x``, ``y``, ``z``, ...
+    by default; ``ElementwiseRow.operand_names``), an absent optional input as ``T(0)``, and read the scalar
+    arguments by the names :func:`scalar_params` gives, so a fused graph wraps each node's statements in a block
+    of their own.
     """
     plan = compute_plan(row, dtypes, has_scale_bias)
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
@@ -200,10 +206,10 @@ def node_body(
         value = f"gpuops_bitcast<{ct}>({src})" if row.domain is Domain.BITS else f"static_cast<{ct}>({src})"
         if role == row.primary_role and has_scale_bias:
             value = f"gpuops_scale_bias({value}, {SCALE}, {BIAS})"
-        lines.append(f"const {ct} {OPERANDS[row.input_fields.index(row.field(role))]} = {value};")
-    for k, field in enumerate(row.input_fields):  # an absent optional input reads as zero (ZeroPointTensor)
+        lines.append(f"const {ct} {row.operand_of(role)} = {value};")
+    for name, field in zip(row.operand_names, row.input_fields, strict=True):  # an absent optional input reads 0
         if field.name not in dtypes:
-            lines.append(f"const T {OPERANDS[k]} = T(0);")
+            lines.append(f"const T {name} = T(0);")
     expr = row.exprs.cuda_for(plan.value_class)
     oc = C_TYPES[out_type]
     if row.converts:  # the expression names the output type (CAST)

@@ -265,8 +265,9 @@ def loop_spec(
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
     out_role = row.output_fields[0].name
     scalars = scalar_params(row, dtypes[out_role], has_scale_bias, fused)
-    operand = {r: OPERANDS[row.input_fields.index(row.field(r))] for r in in_roles}
+    operand = {r: row.operand_of(r) for r in in_roles}
     names = {o: o for o in operand.values()}
+    names.update(_absent(row, dtypes))
     names.update({f.kernel_name: f.kernel_name for f in row.param_fields})
     try:
         expr = translate(row.exprs.cuda_for(plan.value_class), names)
@@ -286,7 +287,7 @@ def loop_spec(
     arrays = [param_name(r) for r in in_roles]
     out = param_name(out_role)
     args = [*arrays, *(n for n, _ in scalars), out]
-    if set(args) & _RESERVED or len(set(args)) != len(args):  # a name the loop body uses itself
+    if set(args) & (_RESERVED | set(operand.values())) or len(set(args)) != len(args):  # a name the body uses
         return None
 
     def body(index: Mapping[str, str]) -> list[str]:
@@ -346,7 +347,8 @@ def fused_loop_spec(
         plan = compute_plan(row, dtypes, low.has_scale_bias)
         in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
         out_role = row.output_fields[0].name
-        names = {OPERANDS[row.input_fields.index(row.field(r))]: f"x{k}_{j}" for j, r in enumerate(in_roles)}
+        names = {row.operand_of(r): f"x{k}_{j}" for j, r in enumerate(in_roles)}
+        names.update(_absent(row, dtypes))
         names.update({f.kernel_name: f"n{k}_{f.kernel_name}" for f in row.param_fields})
         expr = translate(row.exprs.cuda_for(plan.value_class), names)
         act = None
@@ -442,6 +444,11 @@ def _loop_module(
         "",
     ]
     return "\n".join(lines)
+
+
+def _absent(row: ElementwiseRow, dtypes: Mapping[str, DataType]) -> dict[str, str]:
+    """An absent optional input reads as ``T(0)``, as in the CUDA kernels (``codegen.node_body``)."""
+    return {n: "T(0)" for n, f in zip(row.operand_names, row.input_fields, strict=True) if f.name not in dtypes}
 
 
 def _typed(expr: str, k: int) -> str:
