@@ -28,7 +28,7 @@ def _cupy():  # type: ignore[no-untyped-def]
     return cupy
 
 
-@pytest.mark.parametrize("row", [r for r in d.ROWS if not r.is_reduction], ids=lambda r: r.name)
+@pytest.mark.parametrize("row", [r for r in d.ROWS if not r.is_reduction and not r.is_composite], ids=lambda r: r.name)
 def test_cupy_accepts_every_generated_kernel(row: d.schema.OpRow) -> None:
     cupy = _cupy()
     combos = d.dtype_combinations(row.name)
@@ -44,3 +44,31 @@ def test_cupy_accepts_every_generated_kernel(row: d.schema.OpRow) -> None:
             assert k.nin == len(spec.input_roles) + len(spec.scalar_params)
             assert k.nout == len(spec.output_roles)
             assert k.name == spec.name
+
+
+@pytest.mark.parametrize("row", [r for r in d.ROWS if r.is_composite], ids=lambda r: r.name)
+def test_cupy_accepts_every_fused_kernel_of_a_composite(row: d.schema.OpRow) -> None:
+    """A composite's own kernels are its plan's fused element-wise steps (its other steps are rows above)."""
+    from gpuops.codegen.graph import fused_kernel_spec
+    from gpuops.graph_plan import FusedStep, composite_graph, plan_graph
+    from gpuops.lowering import lower
+
+    cupy = _cupy()
+    fused = 0
+    for dtypes in d.dtype_combinations(row.name):
+        dt = dtypes["input_tensor"]
+        t = d.TensorDesc(dt, (1, 3, 4, 5))
+        fields: dict = {"axes": (1, 3)} if any(f.name == "axes" for f in row.fields) else {}
+        if row.name == "MEAN_VARIANCE_NORMALIZATION1":
+            s = d.TensorDesc(dt, (1, 3, 1, 1))
+            fields |= {"scale_tensor": s, "bias_tensor": s, "fused_activation": d.ActivationReluOperatorDesc()}
+        desc = d.desc_class(row.name)(input_tensor=t, output_tensor=t, **fields)
+        for step in plan_graph(composite_graph(desc)).steps:
+            if isinstance(step, FusedStep):
+                spec = fused_kernel_spec(step, [lower(x) for x in step.descs])
+                k = cupy.ElementwiseKernel(
+                    spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble
+                )
+                assert k.nin == len(spec.input_roles) + len(spec.scalar_params) and k.name == spec.name
+                fused += 1
+    assert fused >= 1, row.name

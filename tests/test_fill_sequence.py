@@ -252,3 +252,20 @@ def test_a_reduction_does_not_take_it_as_its_prologue(device: Any) -> None:
     (got,), compiled = _graph_buffers(device, graph, [])
     assert compiled.kernel_count == 2
     assert read_tensor(got, r).ravel().tolist() == [6.0, 22.0, 38.0]
+
+
+def test_fill_constant_through_the_general_kernel(device: Any) -> None:
+    """FILL_VALUE_CONSTANT on an output the flat and rows kernels cannot walk (three dimensions left after
+    merging): CuPy's ElementwiseKernel fills exactly the tensor's elements (the value, -0.0, bit for bit)."""
+    t = TensorDesc(F32, (2, 3, 4), (20, 5, 1))
+    desc = desc_class("FILL_VALUE_CONSTANT")(t, value_data_type=F32, value=-0.0)
+    op = device.compile_operator(device.create_operator(desc))
+    buf = np.full(40, 7.0, np.float32)
+    out = to_backend(backends.load(device.backend).xp, buf)
+    op.execute([], [out])
+    host = to_host(out)
+    covered = np.zeros(40, bool)
+    covered[read_tensor(np.arange(40), t).ravel()] = True
+    assert (host[covered].view(np.uint32) == 0x80000000).all() and (host[~covered] == 7.0).all()
+    if device.backend != "numpy":
+        assert op.launch_path == "elementwise"
