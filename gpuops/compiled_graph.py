@@ -51,11 +51,8 @@ class CompiledGraph(CompiledOperator):
         self.flags = flags
         self.plan: GraphPlan = plan_graph(graph, fuse=fuse)
         backend = self._backend = device.backend_impl
-        xp = backend.xp
         # As execute binds them (the emulator binds host memory: its arrays' NumPy views).
-        self._workspaces = list(
-            backend.unwrap([xp.empty(_count(t), dtype=t.data_type.numpy_dtype) for t in self.plan.workspaces])
-        )
+        self._workspaces = self._new_workspaces()
         self._constants: dict[tuple[int, np.dtype], Any] = {}
         # (kernel or execute, input refs, output refs, is an operator); a constant's ref is its device buffer.
         self._steps: list[tuple[Any, Sequence[Any], Sequence[Ref], bool]] = []
@@ -91,6 +88,12 @@ class CompiledGraph(CompiledOperator):
             "GRAPH", ins, outs, backend.array_type, backend.pointer, backend.may_overlap, backend.name,
             host=backend.binds_host_memory,
         )  # fmt: skip
+
+    def _new_workspaces(self) -> list[Any]:
+        """One buffer per workspace of the plan (as execute binds them: the emulator's as host memory)."""
+        xp = self._backend.xp
+        make = [xp.empty(_count(t), dtype=t.data_type.numpy_dtype) for t in self.plan.workspaces]
+        return list(self._backend.unwrap(make))
 
     def _constant(self, ref: Ref, tensor: TensorDesc) -> Any:
         """``ref``, or for a constant node the device copy of its bytes (made once), typed as ``tensor``."""
@@ -152,18 +155,18 @@ class CompiledGraph(CompiledOperator):
         write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._run(ins, outs)
+        self._run(ins, outs, self._workspaces)
 
-    def _run(self, ins: Sequence[Any], outs: Sequence[Any]) -> None:
+    def _run(self, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any]) -> None:
         for run, in_refs, out_refs, is_operator in self._steps:
-            bound_in = [None if r is None else self._buffer(r, ins, outs) for r in in_refs]
-            bound_out = [self._buffer(r, ins, outs) for r in out_refs]
+            bound_in = [None if r is None else self._buffer(r, ins, outs, spaces) for r in in_refs]
+            bound_out = [self._buffer(r, ins, outs, spaces) for r in out_refs]
             if is_operator:
                 run(bound_in, bound_out)
             else:
                 run(bound_in, bound_out, False)
 
-    def _buffer(self, ref: Any, ins: Sequence[Any], outs: Sequence[Any]) -> Any:
+    def _buffer(self, ref: Any, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any]) -> Any:
         if not isinstance(ref, Ref):  # a constant's device buffer
             return ref
         if ref.kind == "input":
@@ -171,7 +174,7 @@ class CompiledGraph(CompiledOperator):
         if ref.kind == "output":
             return outs[ref.index]
         if ref.kind == "workspace":
-            return self._workspaces[ref.index]
+            return spaces[ref.index]
         raise AssertionError(ref)
 
     def __repr__(self) -> str:
@@ -180,7 +183,9 @@ class CompiledGraph(CompiledOperator):
 
 class CompiledComposite(CompiledGraph):
     """A compiled composite operator (``schema.CompositeRow``: softmax, mean-variance normalization): the plan
-    of its parts (``graph_plan.composite_graph``) compiled as a graph is, bound as the operator itself is."""
+    of its parts (``graph_plan.composite_graph``) compiled as a graph is, bound as the operator itself is. Unlike
+    a compiled graph it may run concurrently, as any compiled operator (``gpuops.run`` caches and shares them):
+    each ``execute`` takes workspaces of its own (the reduced values: small beside the tensors)."""
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         desc = operator.desc
@@ -199,7 +204,7 @@ class CompiledComposite(CompiledGraph):
         ``BindingError`` before any write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._run([ins[k] for k in self._present], outs)
+        self._run([ins[k] for k in self._present], outs, self._new_workspaces())
 
     @property
     def desc(self) -> Any:

@@ -456,3 +456,26 @@ def check_descriptor(desc: Any, logical_in: list[np.ndarray | None], got: np.nda
     bad = ~nan & ~inside & ~(np.isnan(lo) | np.isnan(hi))
     shown = f"got {got[bad][:4]} outside [{lo[bad][:4]}, {hi[bad][:4]}]"
     assert not bad.any(), f"{name} with {act.row.name} {dt.name}: {shown}"
+
+
+def test_one_compiled_composite_runs_on_many_threads(device: gpuops.Device, xp: Any) -> None:
+    """``gpuops.run`` caches compiled operators and shares them: a compiled composite's executes may overlap,
+    so each takes workspaces of its own (a shared maximum would mix the threads' rows)."""
+    import concurrent.futures
+
+    t = TensorDesc(F32, (64, 33))
+    op = device.compile_operator(device.create_operator(_desc("ACTIVATION_SOFTMAX1", (64, 33), axes=(1,))))
+    rng = np.random.default_rng(3)
+    xs = [(rng.standard_normal((64, 33)) * (k + 1)).astype(np.float32) for k in range(8)]
+
+    def one(x: np.ndarray) -> np.ndarray:
+        out = to_backend(xp, np.zeros(t.element_count, np.float32))
+        for _ in range(5):
+            op.execute([to_backend(xp, x.reshape(-1))], [out])
+        return to_host(out).reshape(64, 33)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(one, xs))
+    for x, got in zip(xs, results, strict=True):
+        check("ACTIVATION_SOFTMAX1", F32, got.astype(np.float64), REFERENCES["ACTIVATION_SOFTMAX1"](
+            x.astype(np.float64), {"axes": (1,)}), 33)  # fmt: skip
