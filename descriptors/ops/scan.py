@@ -46,8 +46,13 @@ def _fields(exclusive: str) -> tuple[Field, ...]:
     )
 
 
-_SUM_BOUND = "(k-1)·u·Σ|x| for the k-th output in the direction + rounding"
-_PRODUCT_BOUND = "(k-1)·u·|result| to first order for the k-th output in the direction + rounding"
+_SUM_BOUND = (
+    "(m-1)·u·Σ|x| for an output of m terms (first order), where no running sum overflows the accumulator + rounding"
+)
+_PRODUCT_BOUND = (
+    "(m-1)·u·|result| for an output of m terms (first order), where no running product leaves the accumulator's "
+    "normal range + rounding"
+)
 
 SCAN_ROWS: tuple[ScanRow, ...] = (
     ScanRow(
