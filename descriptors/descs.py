@@ -69,6 +69,7 @@ _FIELD_TYPES: dict[FieldKind, Any] = {
     FieldKind.SELECTOR: Any,
     FieldKind.AXES: tuple[int, ...],
     FieldKind.BOOL: bool,
+    FieldKind.AXIS: int,
 }
 # A SELECTOR before the tensors (REDUCE's Function) is positional too, in DirectML's order.
 POSITIONAL_KINDS = (

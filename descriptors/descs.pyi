@@ -151,6 +151,8 @@ __all__ = [
     "ActivationLogSoftmax1OperatorDesc",
     "ActivationHardmax1OperatorDesc",
     "MeanVarianceNormalization1OperatorDesc",
+    "CumulativeSummationOperatorDesc",
+    "CumulativeProductOperatorDesc",
 ]
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -1654,3 +1656,32 @@ class MeanVarianceNormalization1OperatorDesc(OperatorDesc):
     normalize_variance: bool = ...
     epsilon: float = ...
     fused_activation: OperatorDesc | None = ...
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CumulativeSummationOperatorDesc(OperatorDesc):
+    """``DML_CUMULATIVE_SUMMATION_OPERATOR_DESC``: running sum along axis: x[0] + ... + x[j] (DECREASING: x[j] + ...
+    + x[n-1]); exclusive: without x[j], the first being 0; sums in float32 (float64 for FLOAT64), integers wrap.
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axis: int
+    axis_direction: AxisDirection | int = ...
+    has_exclusive_sum: bool = ...
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CumulativeProductOperatorDesc(OperatorDesc):
+    """``DML_CUMULATIVE_PRODUCT_OPERATOR_DESC``: running product along axis: x[0] * ... * x[j] (DECREASING: x[j] *
+    ... * x[n-1]); exclusive: without x[j], the first being 1; products in float32 (float64 for FLOAT64), integers
+    wrap.
+    """
+
+    row: ClassVar[ElementwiseRow]
+    input_tensor: TensorDesc
+    output_tensor: TensorDesc
+    _: dataclasses.KW_ONLY
+    axis: int
+    axis_direction: AxisDirection | int = ...
+    has_exclusive_product: bool = ...

@@ -27,6 +27,7 @@ from .ops.backward import BACKWARD_HELPERS, BACKWARD_ROWS
 from .ops.binary import BINARY_HELPERS, BINARY_ROWS
 from .ops.composite import COMPOSITE_ROWS
 from .ops.reduce import REDUCE_HELPERS, REDUCE_ROWS
+from .ops.scan import SCAN_ROWS
 from .ops.unary import UNARY_HELPERS, UNARY_ROWS
 from .schema import NO_DEFAULT, ElementwiseRow, Family, OpRow, ReductionRow
 
@@ -39,6 +40,7 @@ __all__ = [
     "REDUCTION_ROWS",
     "ROWS",
     "ROW_BY_NAME",
+    "SCAN_ROWS",
     "OperatorType",
     "row_of",
 ]
@@ -108,7 +110,8 @@ ELEMENTWISE_ROWS: tuple[ElementwiseRow, ...] = (
 )
 REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
 # COMPOSITE_ROWS (ops/composite.py) are computed as plans of the rows above: softmax, mean-variance normalization.
-ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS + COMPOSITE_ROWS
+# SCAN_ROWS (ops/scan.py): running tallies along one axis, one kernel walking each line.
+ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS + COMPOSITE_ROWS + SCAN_ROWS
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
 assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"

@@ -34,6 +34,7 @@ __all__ = [
     "Reduction",
     "ReductionRow",
     "Row",
+    "ScanRow",
     "Tier",
     "UfuncReduce",
     "default_operands",
@@ -77,6 +78,7 @@ class FieldKind(enum.Enum):
     SELECTOR = "enum selecting the computation"  # REDUCE Function, ARGMAX AxisDirection: part of the kernel
     AXES = "axes list"  # UINT AxisCount + const UINT* Axes, as a tuple of ints
     BOOL = "BOOL parameter"  # a C BOOL (MEAN_VARIANCE_NORMALIZATION1's NormalizeVariance): True or False
+    AXIS = "axis"  # one UINT Axis (CUMULATIVE_SUMMATION's): an int below the input's DimensionCount
 
 
 NO_DEFAULT = object()
@@ -275,6 +277,7 @@ class Family(str, enum.Enum):
     gradient from an input and an incoming gradient (DirectML's *_GRAD operators and oneDNN's eltwise backward,
     ``ops/backward.py``). REDUCE: reductions. COMPOSITE: an operator computed as a small plan of the others
     (softmax, mean-variance normalization, ``ops/composite.py``).
+    SCAN: a running tally along one axis (CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT, ``ops/scan.py``).
     A ``str`` enum, so ``row.family == "binary"`` reads as before.
     """
 
@@ -285,6 +288,7 @@ class Family(str, enum.Enum):
     GRAD = "grad"
     REDUCE = "reduce"
     COMPOSITE = "composite"
+    SCAN = "scan"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -331,6 +335,10 @@ class Row:
 
     @property
     def is_composite(self) -> bool:
+        return False
+
+    @property
+    def is_scan(self) -> bool:
         return False
 
     @property
@@ -513,5 +521,42 @@ class CompositeRow(Row):
         return True
 
 
-OpRow = ElementwiseRow | ReductionRow | CompositeRow
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ScanRow(Row):
+    """A running tally along one axis (DirectML's CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT): output[j] is the
+    combination of input[k] for k <= j (AxisDirection INCREASING) or k >= j (DECREASING), k < j (k > j) where the
+    ``exclusive`` field holds, the first element in the direction being the identity.
+
+    combine: the CUDA form of one step per value class (``"float"``, ``"int"``, ...: :class:`Exprs`' keys), over
+        the running value ``a`` and the element ``b``, both of the accumulator type ``A``: float32 for FLOAT32,
+        FLOAT16 and BFLOAT16 (each output rounded once from the float32 running value), float64 for FLOAT64, and
+        for integers the unsigned type of at least 32 bits of the data type's width, so that sums and products
+        wrap modulo 2^bits (the output keeps the low bits).
+    identity: the running value before the first element (``"0"``, ``"1"``), a C integer literal.
+    numpy: ``accumulate(x, axis, dtype=..., out=...)``, NumPy's sequential ufunc accumulation (``np.add``'s,
+        ``np.multiply``'s), run in the accumulator type.
+    exclusive: the BOOL field saying the current element is left out (``has_exclusive_sum``).
+    error_bound: the stated float bound, in words: the k-th output (in the direction) of a sum is within
+        (k-1)·u·Σ|x| of the exact sum (sequential accumulation, u the accumulator's unit roundoff), a product's
+        within (k-1)·u·|result| to first order, plus the final rounding into a 16-bit float.
+    """
+
+    combine: Mapping[str, str]
+    identity: str
+    numpy: Any
+    exclusive: str
+    error_bound: str = ""
+
+    @property
+    def is_scan(self) -> bool:
+        return True
+
+    def combine_for(self, cls: str) -> str:
+        for key in _FALLBACK[cls]:
+            if key in self.combine:
+                return self.combine[key]
+        raise KeyError(f"{self.name} has no combine expression for {cls!r}")
+
+
+OpRow = ElementwiseRow | ReductionRow | CompositeRow | ScanRow
 """Any row of the op table (``optable.ROWS``)."""

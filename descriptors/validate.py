@@ -238,6 +238,8 @@ class _Checker:
                 self.scalar(where, v, out_type)
             elif f.kind is FieldKind.BOOL and not isinstance(v, bool | np.bool_):
                 raise self.fail(where, f"(BOOL) must be True or False (got {show_number(v)})")
+            elif f.kind is FieldKind.AXIS:
+                self.axis(where, v, tensors)
 
         for rule in row.param_rules:
             v = getattr(desc, rule.field)
@@ -246,6 +248,17 @@ class _Checker:
             if not rule.check(v):
                 hint = f"other values need {rule.relaxed_at.name} or later" if rule.relaxed_at is not None else ""
                 raise self.fail(prefix + rule.field, f"is {v!r}; {row.name} requires {rule.requirement}", hint)
+
+    def axis(self, where: str, v: object, tensors: dict[str, TensorDesc]) -> None:
+        """A UINT Axis (CUMULATIVE_SUMMATION's): an integer below the first input's DimensionCount."""
+        role = self.row.input_fields[0].name
+        rank = tensors[role].dimension_count if role in tensors else 0
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
+            raise self.fail(where, f"(UINT) must be an axis number, 0 to {rank - 1} (got {show_number(v)})")
+        if not 0 <= int(v) < rank:
+            raise self.fail(
+                where, f"is {show_number(v)}; {role} has {count(rank, 'dimension')}, so the axis is 0 to {rank - 1}"
+            )
 
     def selector(self, f: Field, v: object) -> None:
         """An enum that picks the computation (REDUCE's Function, ARGMAX's AxisDirection)."""

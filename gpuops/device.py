@@ -34,6 +34,7 @@ from .backends.base import Backend
 from .binding import BindingPlan
 from .codegen import KernelSpec
 from .codegen.reduce import ReductionSpec
+from .codegen.scan import ScanSpec
 from .errors import BindingError, UnsupportedError
 from .lowering import lower
 
@@ -249,7 +250,7 @@ class CompiledOperator:
         return self.lowering.dtypes
 
     @property
-    def spec(self) -> KernelSpec | ReductionSpec:
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
         """The generated CuPy kernel's parts (``codegen``), on every backend."""
         return self.lowering.spec
 
@@ -267,7 +268,8 @@ class CompiledOperator:
         """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
         ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
         (gpuops' own kernels, ``gpuops.layout.launch_plan``), ``"elementwise"`` (CuPy's
-        ``ElementwiseKernel``), ``"reduction"`` or ``"two-pass reduction"``."""
+        ``ElementwiseKernel``), ``"reduction"``, ``"two-pass reduction"`` or ``"scan"`` (CUMULATIVE_SUMMATION's
+        ``ElementwiseKernel`` over lines)."""
         return self._kernel.launch_path
 
     @property

@@ -114,14 +114,15 @@ def _readers(graph: GraphDesc) -> dict[tuple[int, int], set[int]]:
 
 
 def _is_elementwise(node: OperatorNode | ConstantNode) -> bool:
-    """A node that may join a fused group: an element-wise operator (not a reduction, not a composite, whose
-    plan runs as steps of its own). Not one reading the element's logical index (FILL_VALUE_SEQUENCE,
-    ``ElementwiseRow.reads_index``): a fused kernel's loop (a reduction's map, the NumPy backend's blocks of a
-    group) does not carry it, so such a node runs as an operator of its own, its value materialized."""
+    """A node that may join a fused group: an element-wise operator (not a reduction, not a scan, whose threads
+    walk whole lines, not a composite, whose plan runs as steps of its own). Not one reading the element's logical
+    index (FILL_VALUE_SEQUENCE, ``ElementwiseRow.reads_index``): a fused kernel's loop (a reduction's map, the NumPy
+    backend's blocks of a group) does not carry it, so such a node runs as an operator of its own, its value
+    materialized."""
     if not isinstance(node, OperatorNode) or len(node.outputs) != 1:
         return False
     row = node.desc.row
-    return not row.is_reduction and not row.is_composite and not getattr(row, "reads_index", False)
+    return not (row.is_reduction or row.is_composite or row.is_scan or getattr(row, "reads_index", False))
 
 
 def _widens(graph: GraphDesc, i: int, k: int) -> bool:

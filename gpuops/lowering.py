@@ -17,11 +17,14 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from descriptors import DataType, OperatorDesc, TensorDesc
-from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow
+from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow, ScanRow
 
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec, scalar_params
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
+from .codegen.scan import ScanSpec, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
 from .layout.reduce_plan import TwoPassPlan, plan_two_pass
 
@@ -37,7 +40,8 @@ class Lowering:
 
     ``inputs``: (position in ``execute``'s inputs list, tensor) for each present input; ``flat``: an
     element-wise operator whose tensors are all packed with one shape (1-D views suffice). Reductions carry
-    their ``variant`` (the selector value, e.g. ``"SUM"``), sorted ``axes`` and reduced element ``count``.
+    their ``variant`` (the selector value, e.g. ``"SUM"``), sorted ``axes`` and reduced element ``count``; scans
+    (CUMULATIVE_SUMMATION, ...) their ``axes`` (the one Axis) and ``count`` (the axis's size, a line's length).
     """
 
     desc: OperatorDesc
@@ -55,6 +59,22 @@ class Lowering:
     @property
     def is_reduction(self) -> bool:
         return isinstance(self.row, ReductionRow)
+
+    @property
+    def is_scan(self) -> bool:
+        return isinstance(self.row, ScanRow)
+
+    @property
+    def scan_row(self) -> ScanRow:
+        assert isinstance(self.row, ScanRow), self.row.name
+        return self.row
+
+    @functools.cached_property
+    def scan_args(self) -> tuple[np.int64, np.int32, np.int32]:
+        """A scan kernel's scalar arguments: the line length, reverse (AxisDirection DECREASING), exclusive."""
+        desc, row = self.desc, self.scan_row
+        reverse = int(desc.axis_direction) == 1  # type: ignore[attr-defined]
+        return np.int64(self.count), np.int32(reverse), np.int32(bool(getattr(desc, row.exclusive)))
 
     @property
     def elementwise_row(self) -> ElementwiseRow:
@@ -87,12 +107,17 @@ class Lowering:
         types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
         if self.is_reduction:
             return (self.row.name, self.variant, types)
+        if self.is_scan:
+            return (self.row.name, types)
         fused = self.fused
         return (self.row.name, types, self.has_scale_bias, fused.name if fused is not None else None)
 
     @functools.cached_property
-    def spec(self) -> KernelSpec | ReductionSpec:
-        """The generated CuPy kernel (``ElementwiseKernel`` or ``ReductionKernel`` source)."""
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
+        """The generated CuPy kernel (``ElementwiseKernel`` or ``ReductionKernel`` source; a scan's
+        ``ElementwiseKernel`` over lines, ``codegen.scan``)."""
+        if self.is_scan:
+            return scan_kernel_spec(self.scan_row, self.dtypes)
         if self.is_reduction:
             assert self.variant is not None
             return reduction_kernel_spec(self.reduction_row, self.dtypes, self.variant)
@@ -102,6 +127,12 @@ class Lowering:
     def elementwise_spec(self) -> KernelSpec:
         spec = self.spec
         assert isinstance(spec, KernelSpec)
+        return spec
+
+    @property
+    def scan_spec(self) -> ScanSpec:
+        spec = self.spec
+        assert isinstance(spec, ScanSpec)
         return spec
 
     @property
@@ -123,7 +154,7 @@ class Lowering:
         Values go to kernels as arguments, never as source text, so NaN, infinities and -0.0 arrive bit
         for bit. A ``FieldKind.SCALAR`` field is a value of the output's type (``DML_SCALAR_UNION``),
         rounded to it first."""
-        if self.is_reduction:
+        if self.is_reduction or self.is_scan:
             return {}
         desc, row = self.desc, self.row
         out_type = self.dtypes[row.output_fields[0].name]
@@ -147,7 +178,7 @@ class Lowering:
     @property
     def scalar_types(self) -> tuple[tuple[str, DataType], ...]:
         """The kernel's scalar arguments in order, with their types (``codegen.scalar_params``)."""
-        if self.is_reduction:
+        if self.is_reduction or self.is_scan:
             return ()
         out_type = self.dtypes[self.row.output_fields[0].name]
         return scalar_params(self.elementwise_row, out_type, self.has_scale_bias, self.fused)
@@ -156,7 +187,7 @@ class Lowering:
     def layout(self) -> FastPlan | None:
         """The GPU's flat or rows kernel plan for these tensors (``launch_plan.plan_tensors``), or None
         where neither applies (reductions, more than one output, layouts that do not coalesce)."""
-        if self.is_reduction or len(self.row.output_fields) != 1:
+        if self.is_reduction or self.is_scan or len(self.row.output_fields) != 1:
             return None
         return plan_tensors([t for _, t in self.inputs], self.output, self.elementwise_row.reads_index)
 
@@ -185,6 +216,10 @@ def lower(desc: OperatorDesc) -> Lowering:
         return Lowering(
             desc, row, dtypes, inputs, output, variant=variant, axes=axes, count=math.prod(inp.sizes[a] for a in axes)
         )
+    if isinstance(row, ScanRow):
+        (_, inp), *_ = inputs
+        axis = int(desc.axis)  # type: ignore[attr-defined]
+        return Lowering(desc, row, dtypes, inputs, output, axes=(axis,), count=inp.sizes[axis])
     assert isinstance(row, ElementwiseRow), row.name
     outputs = [getattr(desc, f.name) for f in row.output_fields]
     tensors = [t for _, t in inputs] + [t for t in outputs if t is not None]

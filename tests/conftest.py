@@ -138,13 +138,15 @@ def _sanitized() -> bool:
 
 def emulator_pairs() -> list[tuple[str, str]]:
     """Every (op-table row, launch path) pair the emulator can run: element-wise rows on ``flat``,
-    ``rows`` and ``elementwise``; each REDUCE function, ARGMAX and ARGMIN one pass and two passes."""
+    ``rows`` and ``elementwise``; each REDUCE function, ARGMAX and ARGMIN one pass and two passes; each scan row
+    on ``scan``."""
     from descriptors import ReduceFunction
-    from descriptors.optable import ELEMENTWISE_ROWS, REDUCTION_ROWS
+    from descriptors.optable import ELEMENTWISE_ROWS, REDUCTION_ROWS, SCAN_ROWS
 
     pairs = [(r.name, p) for r in ELEMENTWISE_ROWS for p in ("flat", "rows", "elementwise")]
     names = [f"REDUCE {f.name}" if r.name == "REDUCE" else r.name for r in REDUCTION_ROWS for f in ReduceFunction]
     names = list(dict.fromkeys(n for n in names if n.startswith("REDUCE ") or n in ("ARGMAX", "ARGMIN")))
+    pairs += [(r.name, "scan") for r in SCAN_ROWS]
     return pairs + [(n, p) for n in names for p in ("reduction", "two-pass reduction")]
 
 

@@ -13,12 +13,14 @@ import re
 
 import dml_activation
 import dml_composite
+import dml_scan
 import dml_unary
 import pytest
 import test_composite_generated as composite_generated
 import test_nary_generated as nary
 import test_ops_generated as generated
 import test_reduce_generated as reduce_generated
+import test_scan_generated as scan_generated
 from opinfo import records
 from reference_composite import REFERENCES as COMPOSITE_REFERENCES
 from reference_reduce import REFERENCES as REDUCE_REFERENCES
@@ -138,6 +140,7 @@ DML_ACTIVATION = {
 }
 DML_REDUCTIONS = {"REDUCE", "ARGMAX", "ARGMIN"}  # directml.md section 4; tables: dml_reduce.py
 DML_OTHER = {"CAST", "FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "MEAN_VARIANCE_NORMALIZATION1"}  # directml.md 14
+DML_OTHER |= set(dml_scan.FIELDS)  # directml.md 14: CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT
 DML_OPERATORS = (
     {f"ELEMENT_WISE_{n}" for n in DML_ELEMENT_WISE}
     | {f"ACTIVATION_{n}" for n in DML_ACTIVATION}
@@ -223,7 +226,7 @@ DML_TABLES: dict[str, list[tuple]] = {
     "ELEMENT_WISE_ADD1": [("3_0", (1, 8), "F32 F16"), ("2_0", (4, 5), "F32 F16")],
 }
 # The unary and activation families' transcriptions live in their own files.
-for _family in (dml_unary, dml_activation, dml_composite):
+for _family in (dml_unary, dml_activation, dml_composite, dml_scan):
     assert not set(_family.FIELDS) & set(DML_FIELDS) and not set(_family.TABLES) & set(DML_TABLES)
     DML_FIELDS.update(_family.FIELDS)
     DML_TABLES.update(_family.TABLES)
@@ -262,7 +265,7 @@ def _class_name(struct: str) -> str:
 # --- rows, references, classes, enum members -------------------------------------------------
 
 
-REFERENCES = {**records(), **REDUCE_REFERENCES, **COMPOSITE_REFERENCES}
+REFERENCES = {**records(), **REDUCE_REFERENCES, **COMPOSITE_REFERENCES, **scan_generated.REFERENCES}
 
 
 def test_every_row_has_a_reference_and_back() -> None:
@@ -273,8 +276,9 @@ def test_every_row_has_a_reference_and_back() -> None:
         assert set(per_variant) == set(descriptors.row_of(name).reductions), name
     for name, info in records().items():
         assert info.name == name and info.family is descriptors.row_of(name).family, name
-    elementwise = {r.name for r in ROWS if r.family not in ("reduce", "composite")}
+    elementwise = {r.name for r in ROWS if r.family not in ("reduce", "composite", "scan")}
     assert set(COMPOSITE_REFERENCES) == {r.name for r in ROWS if r.is_composite}
+    assert set(scan_generated.REFERENCES) == {r.name for r in ROWS if r.is_scan}
     assert set(records()) == elementwise, sorted(set(records()) ^ elementwise)
     assert set(ROW_NAMES) == set(REFERENCES), (
         f"rows without reference: {sorted(set(ROW_NAMES) - set(REFERENCES))}; "
@@ -309,8 +313,9 @@ def test_descriptor_class(name: str) -> None:
 
 def _extension_type_ok(row: descriptors.schema.OpRow, dt: DataType) -> bool:
     """Extensions add BFLOAT16, BOOL and FLOAT64 math; reductions also add integer types
-    (TensorRT's Reduce takes INT8; integer AVERAGE), which DirectML has for other functions."""
-    return dt.is_extension or dt is DataType.FLOAT64 or (row.is_reduction and dt.is_integer)
+    (TensorRT's Reduce takes INT8; integer AVERAGE), which DirectML has for other functions; so do the scans
+    (ONNX CumSum's INT32, OpenVINO's CumSum on any integer type; they wrap as DirectML's UINT32 does)."""
+    return dt.is_extension or dt is DataType.FLOAT64 or ((row.is_reduction or row.is_scan) and dt.is_integer)
 
 
 def _check_tiers(name: str, tiers: tuple, roles: set[str]) -> None:
@@ -415,14 +420,17 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
 def test_generated_matrix_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.CASES} | {p.values[0] for p in nary.CASES}
     covered |= {p.values[0] for p in reduce_generated.CASES} | {p.values[0] for p in composite_generated.CASES}
+    covered |= {p.values[0] for p in scan_generated.CASES}
     assert covered == set(ROW_NAMES)
     in_place_rows = {p.values[0] for p in generated.IN_PLACE_CASES} | {p.values[0] for p in nary.IN_PLACE_CASES}
+    in_place_rows |= set(scan_generated.IN_PLACE_ROWS)
     assert in_place_rows == {r.name for r in ROWS if r.in_place}
 
 
 def test_edge_table_covers_every_row() -> None:
     covered = {p.values[0] for p in generated.EDGE_PARAMS} | {p.values[0] for p in nary.EDGE_CASES}
     covered |= {case[0] for case in reduce_generated.EDGE_CASES} | {case[0] for case in composite_generated.EDGE_CASES}
+    covered |= {case[0] for case in scan_generated.EDGE_CASES}
     assert covered == set(ROW_NAMES), sorted(set(ROW_NAMES) - covered)
 
 
@@ -454,6 +462,7 @@ DML_IN_PLACE = (
     | dml_unary.IN_PLACE
     | dml_activation.IN_PLACE
     | dml_composite.IN_PLACE
+    | dml_scan.IN_PLACE
 )
 
 

@@ -55,6 +55,8 @@ from test_nary_generated import param_values
 from test_ops_generated import eps_multiple
 from test_reduce_generated import check as check_reduction
 from test_reduce_generated import float_data, int_data, is_arg
+from test_scan_generated import check_descriptor as check_scan
+from test_scan_generated import values as scan_values
 
 import gpuops
 from descriptors import (
@@ -374,6 +376,8 @@ def _wild_value(draw: st.DrawFn, kind: FieldKind) -> Any:
         pool = WILD_INTS + WILD_FLOATS + WRONG_TYPES
     elif kind is FieldKind.DATA_TYPE:
         pool = [*DataType, *WILD_DATA_TYPES]
+    elif kind is FieldKind.AXIS:  # one UINT Axis: out of range, negative, or not an integer
+        pool = [-1, 8, 9, 2**32, 2**64, True, 0.0, "0", None, (0,), np.int64(-1)]
     else:
         pool = WILD_ENUMS + WRONG_TYPES
     return draw(st.sampled_from(pool))
@@ -523,6 +527,10 @@ def recipes(
         axes = draw(st.permutations(range(ndim)).flatmap(lambda p: st.integers(1, len(p)).map(lambda k: p[:k])))
         rec.params["axes"] = tuple(axes)
         out_sizes = tuple(1 if i in axes else s for i, s in enumerate(sizes))
+    elif row.is_scan:  # CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT: the axis, the direction, exclusive or not
+        rec.params["axis"] = draw(st.integers(0, ndim - 1))
+        rec.params["axis_direction"] = draw(st.sampled_from(list(AxisDirection)))
+        rec.params[row.exclusive] = draw(st.booleans())
     elif row.is_composite:
         if any(f.kind is FieldKind.AXES for f in row.fields):  # SOFTMAX1, MEAN_VARIANCE_NORMALIZATION1
             axes = draw(st.permutations(range(ndim)).flatmap(lambda p: st.integers(1, len(p)).map(lambda k: p[:k])))
@@ -611,7 +619,9 @@ def _mutate(draw: st.DrawFn, rec: Recipe, row: OpRow) -> str:
         return f"tensor {role}: " + _tensor_mutation(draw, spec, row.field(role).is_output)
     if what == "param":
         fields = [
-            f for f in row.fields if f.is_param or f.kind in (FieldKind.DATA_TYPE, FieldKind.SELECTOR, FieldKind.BOOL)
+            f
+            for f in row.fields
+            if f.is_param or f.kind in (FieldKind.DATA_TYPE, FieldKind.SELECTOR, FieldKind.BOOL, FieldKind.AXIS)
         ]
         if fields:
             f = draw(st.sampled_from(fields))
@@ -879,6 +889,8 @@ def _tame_data(row: OpRow, k: int, dt: DataType, n: int, rng: np.random.Generato
         if dt.is_float:
             return float_data(kind, n, per_output, rng).astype(dt.numpy_dtype)
         return int_data(kind, dt, n, per_output, rng)
+    if row.is_scan:  # integers over their whole range (sums and products wrap); floats as the generated tests
+        return scan_values(row.name, dt, (n,), rng)
     if row.is_composite:  # normals of spread 4 (softmax's exponent range, MVN's normalization)
         return (rng.standard_normal(n) * 4).astype(dt.numpy_dtype)
     if row.family == "binary":
@@ -1143,6 +1155,9 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
     what = f"{row.name} {desc}"
     if row.is_composite:
         check_composite(desc, logical_in, got)
+        return
+    if row.is_scan:
+        check_scan(desc, logical_in, got)
         return
     if row.is_reduction:
         variant = row.variant_of(desc)

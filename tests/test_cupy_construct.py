@@ -28,7 +28,10 @@ def _cupy():  # type: ignore[no-untyped-def]
     return cupy
 
 
-@pytest.mark.parametrize("row", [r for r in d.ROWS if not r.is_reduction and not r.is_composite], ids=lambda r: r.name)
+ELEMENTWISE = [r for r in d.ROWS if not (r.is_reduction or r.is_composite or r.is_scan)]
+
+
+@pytest.mark.parametrize("row", ELEMENTWISE, ids=lambda r: r.name)
 def test_cupy_accepts_every_generated_kernel(row: d.schema.OpRow) -> None:
     cupy = _cupy()
     combos = d.dtype_combinations(row.name)
@@ -72,3 +75,15 @@ def test_cupy_accepts_every_fused_kernel_of_a_composite(row: d.schema.OpRow) -> 
                 assert k.nin == len(spec.input_roles) + len(spec.scalar_params) and k.name == spec.name
                 fused += 1
     assert fused >= 1, row.name
+
+
+@pytest.mark.parametrize("row", [r for r in d.ROWS if r.is_scan], ids=lambda r: r.name)
+def test_cupy_accepts_every_scan_kernel(row: d.schema.OpRow) -> None:
+    """CUMULATIVE_*: one ElementwiseKernel per data-type mapping, every array raw (launched with size= lines)."""
+    from gpuops.codegen.scan import scan_kernel_spec
+
+    cupy = _cupy()
+    for dtypes in d.dtype_combinations(row.name):
+        spec = scan_kernel_spec(row, dtypes)  # type: ignore[arg-type]
+        k = cupy.ElementwiseKernel(spec.in_params, spec.out_params, spec.operation, spec.name, preamble=spec.preamble)
+        assert k.nin == 4 and k.nout == 1 and k.name == spec.name

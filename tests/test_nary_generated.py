@@ -22,8 +22,8 @@ from descriptors import ROWS, DataType, FeatureLevel, ScaleBias, TensorDesc, des
 from descriptors.schema import NO_DEFAULT, Family, FieldKind, OpRow
 
 LEVEL = FeatureLevel.FL_6_4
-# reduce: test_reduce_generated.py; composite: test_composite_generated.py
-NARY_ROWS = [r for r in ROWS if r.family not in ("binary", "reduce", "composite")]
+# reduce: test_reduce_generated.py; composite: test_composite_generated.py; scan: test_scan_generated.py
+NARY_ROWS = [r for r in ROWS if r.family not in ("binary", "reduce", "composite", "scan")]
 ROW = {r.name: r for r in NARY_ROWS}
 
 # (sizes, strides of the first input, strides of the other inputs, strides of the output).

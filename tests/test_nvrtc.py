@@ -31,8 +31,9 @@ from gpuops.codegen import BIAS, SCALE, KernelSpec, elementwise_kernel_spec
 pytestmark = pytest.mark.nvrtc
 
 LEVEL = FeatureLevel.FL_6_4
-# reductions: test_nvrtc_reduce.py; composites (plans of other rows): test_composite_generated.py
-ELEMENTWISE_ROWS = tuple(row for row in ROWS if not row.is_reduction and not row.is_composite)
+# reductions: test_nvrtc_reduce.py; composites (plans of other rows) and scans: test_composite_generated.py,
+# test_scan_generated.py
+ELEMENTWISE_ROWS = tuple(row for row in ROWS if not (row.is_reduction or row.is_composite or row.is_scan))
 ROW_NAMES = [row.name for row in ELEMENTWISE_ROWS]
 _ROW = {row.name: row for row in ELEMENTWISE_ROWS}
 

@@ -40,6 +40,7 @@ _TYPES = {
     FieldKind.FUSED_ACTIVATION: "OperatorDesc | None",
     FieldKind.AXES: "Sequence[int]",
     FieldKind.BOOL: "bool",
+    FieldKind.AXIS: "int",
 }
 
 _HEADER = '''\

@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from descriptors import ROWS, DataType  # noqa: E402
-from descriptors.schema import CompositeRow, ElementwiseRow, OpRow, Reduction, ReductionRow  # noqa: E402
+from descriptors.schema import CompositeRow, ElementwiseRow, OpRow, Reduction, ReductionRow, ScanRow  # noqa: E402
 
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 README = ROOT / "README.md"
@@ -41,10 +41,10 @@ def _extension(row: OpRow, variant: str | None = None) -> str:
     return "; ".join(parts) or "no"
 
 
-def _accuracy(row: ElementwiseRow | CompositeRow) -> str:
-    """The row's stated float32 bound (descriptors/accuracy.py; a composite's ``error_bound``), or exact / one
-    IEEE operation."""
-    if isinstance(row, CompositeRow):
+def _accuracy(row: ElementwiseRow | CompositeRow | ScanRow) -> str:
+    """The row's stated float32 bound (descriptors/accuracy.py; a composite's or scan's ``error_bound``), or exact /
+    one IEEE operation."""
+    if isinstance(row, CompositeRow | ScanRow):
         return _cell(row.error_bound)
     acc = row.accuracy
     if acc is None:

@@ -21,6 +21,7 @@ from descriptors import TensorDesc
 from .. import config, kernels
 from ..codegen import KernelSpec
 from ..codegen.reduce import ReductionSpec
+from ..codegen.scan import ScanSpec, line_order
 from ..layout.reduce_plan import Layout, TwoPassPlan
 from .array_module import array_module
 from .runs import BufferRun, ElementwiseRun, ReduceRun
@@ -28,7 +29,17 @@ from .runs import BufferRun, ElementwiseRun, ReduceRun
 if TYPE_CHECKING:
     from ..lowering import FusedLowering, Lowering
 
-__all__ = ["CupyBackend", "CupyKernel", "CupyReduceKernel", "is_usable", "may_overlap", "pointer", "view_maker"]
+__all__ = [
+    "CupyBackend",
+    "CupyKernel",
+    "CupyReduceKernel",
+    "CupyScanKernel",
+    "is_usable",
+    "line_view_maker",
+    "may_overlap",
+    "pointer",
+    "view_maker",
+]
 
 
 def is_usable() -> bool:
@@ -85,6 +96,44 @@ class CupyKernel:
 
     def run(self, ins: Sequence[Any], out: Any, prepared: tuple[Any, ...], aliased: bool) -> None:
         self.kernel(*ins, *prepared, out)
+
+
+def line_view_maker(tensor: TensorDesc, axis: int, xp: ModuleType) -> Callable[[Any], Any]:
+    """A scan's view of a bound buffer: the tensor's dimensions ordered (other dimensions..., ``axis``)
+    (``codegen.scan.line_order``), each with its own stride, so element k of line i is logical index i*n + k."""
+    order = line_order(len(tensor.sizes), axis)
+    sizes = tuple(tensor.sizes[d] for d in order)
+    item = tensor.data_type.itemsize
+    strides = tuple(tensor.element_strides[d] * item for d in order)
+    return lambda buf: xp.ndarray(sizes, dtype=buf.dtype, memptr=buf.data, strides=strides)
+
+
+class CupyScanKernel:
+    """A scan's ``xp.ElementwiseKernel`` (``codegen.scan``): raw arrays, launched with ``size=`` lines."""
+
+    def __init__(self, spec: ScanSpec, xp: ModuleType) -> None:
+        self.spec = spec
+        self.kernel = xp.ElementwiseKernel(spec.in_params, spec.out_params, spec.operation, spec.name)
+
+
+class _ScanRun:
+    """One scan operator: line views of its input and output, its three scalar arguments, one launch."""
+
+    launch_path = "scan"
+
+    def __init__(self, kernel: CupyScanKernel, lowering: Lowering, xp: ModuleType) -> None:
+        self.kernel = kernel
+        self.source = kernel.spec.source
+        ((self.position, tensor),) = lowering.inputs
+        (axis,) = lowering.axes
+        self.in_view = line_view_maker(tensor, axis, xp)
+        self.out_view = line_view_maker(lowering.output, axis, xp)
+        self.args = lowering.scan_args
+        self.lines = lowering.output.element_count // max(lowering.count, 1)
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        x = self.in_view(inputs[self.position])
+        self.kernel.kernel(x, *self.args, self.out_view(outputs[0]), size=self.lines)
 
 
 def _view(buf: Any, layout: Layout, itemsize: int, xp: ModuleType) -> Any:
@@ -216,7 +265,8 @@ class _FusedReduceRun:
 
 class CupyBackend:
     """The GPU backend: gpuops' flat/rows ``RawKernel`` where the layout allows (unless
-    ``GPUOPS_CUPY_FAST=0``), else CuPy's ``ElementwiseKernel``; ``ReductionKernel`` for reductions.
+    ``GPUOPS_CUPY_FAST=0``), else CuPy's ``ElementwiseKernel``; ``ReductionKernel`` for reductions; a scan's
+    ``ElementwiseKernel`` over lines (``codegen.scan``).
     ``xp`` is the array module these run on (``array_module``): ``cupy``, or the CUDA emulator's."""
 
     name = "cupy"
@@ -241,6 +291,10 @@ class CupyBackend:
             two_pass = lowering.two_pass
             path = "two-pass reduction" if two_pass is not None else "reduction"
             return ReduceRun(kernel, lowering, path, self._views, two_pass)
+        if lowering.is_scan:
+            scan = lowering.scan_spec
+            built = kernels.get_or_build(key, lambda: CupyScanKernel(scan, xp), lambda: scan.source)
+            return _ScanRun(built, lowering, xp)
         return self._elementwise(lowering)
 
     def compile_fused(self, fused: FusedLowering) -> Any:

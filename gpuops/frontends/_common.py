@@ -160,10 +160,10 @@ def run(device: Device, desc: OperatorDesc, inputs: Sequence[Any], output: Any) 
 
 
 def composite(device: Device, op: str, x_in: object, where: str, *extra: object, **fields: Any) -> Any:
-    """``op`` (a composite row: softmax, log-softmax, MEAN_VARIANCE_NORMALIZATION1) over ``x_in``: input and
-    output of ``x_in``'s type and shape, ``extra`` its other input tensors as (array or None), ``fields`` the
-    rest of the descriptor. A float type the device's table for ``op`` lacks is a TypeError; returns an array
-    of ``x_in``'s kind."""
+    """``op`` (a composite row: softmax, log-softmax, MEAN_VARIANCE_NORMALIZATION1; or a scan row,
+    CUMULATIVE_SUMMATION) over ``x_in``: input and output of ``x_in``'s type and shape, ``extra`` its other
+    input tensors as (array or None), ``fields`` the rest of the descriptor. A type the device's table for
+    ``op`` lacks is a TypeError; returns an array of ``x_in``'s kind."""
     arrs = arrays(device)
     x = arrs.asarray(x_in, f"{where}: input")
     dt = data_type(x, f"{where}: input")

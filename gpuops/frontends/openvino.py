@@ -21,6 +21,7 @@ SquaredDifference                   ``ELEMENT_WISE_DIFFERENCE_SQUARE`` (``(a - b
 Convert                             ``CAST``
 SoftMax-8 / LogSoftmax-5            ``ACTIVATION_SOFTMAX1`` / ``ACTIVATION_LOG_SOFTMAX1`` (one axis)
 MVN-6                               ``MEAN_VARIANCE_NORMALIZATION1`` (``eps_mode="inside_sqrt"``)
+CumSum-3                            ``CUMULATIVE_SUMMATION`` (``reverse``: AxisDirection DECREASING)
 ==================================  ================================================================
 
 Broadcast rules (``auto_broadcast``, case-insensitive: ``"none"``, ``"numpy"``, ``"pdpd"``),
@@ -80,6 +81,7 @@ __all__ = [
     "add",
     "broadcast_shape",
     "convert",
+    "cum_sum",
     "divide",
     "floor_mod",
     "log_softmax",
@@ -406,6 +408,37 @@ def log_softmax(data: object, axis: int = 1, *, device: Device | None = None) ->
     rank = _rank(data, dev, where)
     axes = (_axis_in(axis, rank, where),) if rank else (0,)
     return composite(dev, "ACTIVATION_LOG_SOFTMAX1", data, where, axes=axes)
+
+
+def cum_sum(
+    arg: object,
+    axis: object = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    *,
+    device: Device | None = None,
+) -> Any:
+    """OpenVINO's CumSum-3: running sums of ``arg`` along ``axis`` (the spec's second input, a scalar, negative from
+    the end; default 0), by DirectML's ``CUMULATIVE_SUMMATION``. ``exclusive``: the j-th output leaves out the j-th
+    element (the first is 0); ``reverse``: sums from the end (AxisDirection DECREASING). Float16 and bfloat16 sum
+    in float32, each output rounded once; integers wrap modulo 2**bits (OpenVINO leaves overflow undefined).
+    Types: the table's at the device's level (f32, f16, u32, u16; i64, u64 from FL 5_0; f64, bf16 and the other
+    integers as gpuops extensions). Returns an array of ``arg``'s kind."""
+    where = "openvino.cum_sum"
+    dev = _device_of(device, where)
+    for name, flag in (("exclusive", exclusive), ("reverse", reverse)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{where}: {name} must be a bool (got {flag!r})")
+    given = np.asarray(axis)
+    if given.size != 1 or given.dtype.kind not in "iu":
+        raise TypeError(f"{where}: axis must be one integer, a scalar (got {axis!r})")
+    rank = _rank(arg, dev, where)
+    chosen = _axis_in(int(given.reshape(-1)[0]), rank, where) if rank else 0
+    direction = 1 if reverse else 0
+    return composite(
+        dev, "CUMULATIVE_SUMMATION", arg, where,
+        axis=chosen, axis_direction=direction, has_exclusive_sum=bool(exclusive),
+    )  # fmt: skip
 
 
 def mvn(

@@ -107,6 +107,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
     ),
     "softmax, normalization": ("Softmax", "LogSoftmax", "Hardmax", "MeanVarianceNormalization"),
+    "scan": ("CumSum",),
 }  # fmt: skip
 #: Every covered op, in table order.
 OPS: tuple[str, ...] = tuple(op for ops in FAMILIES.values() for op in ops)
@@ -746,6 +747,25 @@ def _mvn(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
                        epsilon=1e-9)]  # fmt: skip
 
 
+@_register("CumSum")
+def _cumsum(node: Node, inputs: Sequence[Any], device: gpuops.Device) -> list[Any]:
+    """CUMULATIVE_SUMMATION along the axis of the second input (a 0-D INT32/INT64 tensor, negative counting from
+    the back); ``exclusive`` is HasExclusiveSum, ``reverse`` AxisDirection DECREASING."""
+    x, axis_input = inputs
+    flat = x.reshape(1) if x.ndim == 0 else x  # rank 0: one element, read as DirectML's shape (1,)
+    axis = int(_host(axis_input).reshape(-1)[0]) % flat.ndim
+    dt = _dt(flat)
+    require(device, "CUMULATIVE_SUMMATION", {"input_tensor": dt, "output_tensor": dt})
+    t = tensor(dt, flat.shape)
+    direction = AxisDirection.DECREASING if node.attr("reverse", 0) else AxisDirection.INCREASING
+    desc = desc_class("CUMULATIVE_SUMMATION")(
+        t, t, axis=axis, axis_direction=direction, has_exclusive_sum=bool(node.attr("exclusive", 0))
+    )
+    out = empty(_xp(device), flat.shape, dt)
+    run(device, desc, [flat], out)
+    return [out.reshape(x.shape)]
+
+
 # ----------------------------------------------------------------------------------------------
 # Running and grading
 
@@ -767,6 +787,7 @@ PARAMETER_INPUTS: dict[str, frozenset[int]] = {
     **dict.fromkeys(_REDUCE_FUNCTION, frozenset({1})),
     "Clip": frozenset({1, 2}),
     "CastLike": frozenset({1}),  # only its data type is read (the node tests pass an empty one)
+    "CumSum": frozenset({1}),  # the axis, a 0-D tensor read on the host
 }
 
 
