@@ -265,6 +265,7 @@ def test_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "[[10. 21. 32.]" in out
     assert "a_tensor.sizes" in out and "FL_3_0" in out
+    assert "[-1.0, 4.0, 9.0] [0.5, 5.0, 9.5] [2.0, 2.0, 2.0]" in out  # the Dask section
 
 
 def _gen_readme_ops():  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ MODULES = (
     "descriptors",
     "!descriptors.validate",  # the module behind descriptors.validate(), documented on the package page
     "gpuops",
+    "gpuops.dask",
     "gpuops.frontends",
     "!gpuops.frontends._common",
 )
