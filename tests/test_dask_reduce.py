@@ -1,8 +1,9 @@
 """gpuops' reductions as Dask tree reductions (``gpuops.dask.reduce``, issue 19 part 2).
 
-* every REDUCE function x FLOAT32, FLOAT16, INT32 (where the function's row takes it) x several axis sets, on
-  uneven chunks with ``split_every=2`` (so combine runs too), on the threaded scheduler: against the float64
-  references of ``reference_reduce`` (``test_reduce_generated.check``: exact for integers, MAX, MIN and indices,
+* every REDUCE function x FLOAT32, FLOAT16, INT32, BFLOAT16, FLOAT64, UINT8 (where the function's row takes it)
+  x several axis sets, on uneven chunks with ``split_every=2`` (so combine runs too), on the threaded scheduler:
+  against the float64 references of ``reference_reduce`` (``test_reduce_generated.check``: exact for integers,
+  MAX, MIN and indices,
   the row's stated bound for the other float functions) and against gpuops' own unchunked result (exact where
   that is exact, else within twice the bound: both are within it of the reference);
 * ARGMAX / ARGMIN ties across chunk boundaries, both directions, where the block order is not the index order;
@@ -23,6 +24,7 @@ pytest.importorskip("dask.array")
 
 import dask
 import dask.array as da
+import ml_dtypes
 from reference_reduce import REFERENCES, tolerance
 from test_reduce_generated import check
 
@@ -53,7 +55,7 @@ def _threads() -> Any:
 
 def _values(function: str, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
     if dtype.kind in "iu":
-        return rng.integers(-50, 51, SHAPE).astype(dtype)
+        return rng.integers(0 if dtype.kind == "u" else -50, 51, SHAPE).astype(dtype)
     if function == "MULTIPLY":
         x = rng.uniform(0.8, 1.25, SHAPE) * rng.choice([-1.0, 1.0], SHAPE)
     elif function == "LOG_SUM":
@@ -88,11 +90,11 @@ def _compare_unchunked(
     assert (np.abs(g - w) <= 2 * tol).all(), (row, variant, axes, float(np.max(np.abs(g - w))))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "bfloat16", "float64", "uint8"])
 @pytest.mark.parametrize("function", [f.name for f in ReduceFunction])
 def test_reduce_matches_references(function: str, dtype: str) -> None:
-    npdt = np.dtype(dtype)
-    if npdt.kind == "i" and function in FLOAT_ONLY:
+    npdt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    if npdt.kind in "iu" and function in FLOAT_ONLY:
         pytest.skip(f"REDUCE {function} takes float tensors only (its row)")
     rng = np.random.default_rng(list(function.encode()) + list(dtype.encode()))
     values = _values(function, npdt, rng)
