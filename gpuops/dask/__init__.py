@@ -13,7 +13,7 @@
 
 How it maps onto Dask, and nothing more:
 
-- Broadcasting is Dask's: the arrays are aligned by ``dask.array.map_blocks`` (NumPy's rules, shapes aligned
+- Broadcasting is Dask's: the arrays are aligned by ``dask.array.blockwise`` (NumPy's rules, shapes aligned
   on the right, chunks unified), so each task gets one chunk of each array. A chunk whose array has size 1
   along a dimension (or fewer dimensions) is read inside the chunk by DirectML's zero strides
   (``TensorDesc.broadcast``), not copied.
@@ -28,7 +28,8 @@ How it maps onto Dask, and nothing more:
   descriptor of the whole arrays, so a mistake is raised there and not from a worker.
 
 Only element-wise operators map blockwise: a reduction, a scan or a composite (softmax) reads across
-chunks, and FILL_VALUE_SEQUENCE reads the element's index; those are refused with the reason.
+chunks, and FILL_VALUE_SEQUENCE reads the element's index; those are refused with the reason. Reductions are Dask
+tree reductions instead: ``reduce(x, function, axes)``, ``argmax``, ``argmin`` (``gpuops.dask.reductions``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from descriptors.graph import OperatorNode
 from ..device import CompiledOperator, Device
 from ..graph_builder import GraphBuilder, Value
 
-__all__ = ["map_graph", "map_operator"]
+__all__ = ["argmax", "argmin", "map_graph", "map_operator", "reduce"]
 
 _MISSING = (
     "gpuops.dask needs Dask's array module and distributed: pip install gpuops[dask] "
@@ -273,3 +274,6 @@ def map_graph(build: Callable[..., Any], *arrays: Any) -> Any:
     spec = _GraphSpec(build, what)
     results, single = _map(spec, arrays, what, token="gpuops-graph")
     return results[0] if single else tuple(results)
+
+
+from .reductions import argmax, argmin, reduce  # noqa: E402  (the tree reductions; they use nothing above)
