@@ -29,7 +29,9 @@ How it maps onto Dask, and nothing more:
 
 Only element-wise operators map blockwise: a reduction, a scan or a composite (softmax) reads across
 chunks, and FILL_VALUE_SEQUENCE reads the element's index; those are refused with the reason. Reductions are Dask
-tree reductions instead: ``reduce(x, function, axes)``, ``argmax``, ``argmin`` (``gpuops.dask.reductions``).
+tree reductions instead: ``reduce(x, function, axes)``, ``argmax``, ``argmin`` (``gpuops.dask.reductions``), and
+softmax, log-softmax and mean-variance normalization are those reductions with blockwise passes between them
+(``gpuops.dask.normalization``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,16 @@ from descriptors.graph import OperatorNode
 from ..device import CompiledOperator, Device
 from ..graph_builder import GraphBuilder, Value
 
-__all__ = ["argmax", "argmin", "map_graph", "map_operator", "reduce"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "log_softmax",
+    "map_graph",
+    "map_operator",
+    "mean_variance_normalization",
+    "reduce",
+    "softmax",
+]
 
 _MISSING = (
     "gpuops.dask needs Dask's array module and distributed: pip install gpuops[dask] "
@@ -276,4 +287,5 @@ def map_graph(build: Callable[..., Any], *arrays: Any) -> Any:
     return results[0] if single else tuple(results)
 
 
+from .normalization import log_softmax, mean_variance_normalization, softmax  # noqa: E402  (they use both)
 from .reductions import argmax, argmin, reduce  # noqa: E402  (the tree reductions; they use nothing above)
