@@ -41,8 +41,9 @@ def _slot(role: str, tensors: Sequence[TensorDesc]) -> Slot:
 
 class CompiledGraph(CompiledOperator):
     """A compiled ``GraphDesc``: ``execute(inputs, outputs)`` in graph order, ``kernel_count`` kernels per
-    call, ``kernel_source`` the generated source of every step. Its workspaces are its own, so one compiled
-    graph runs one ``execute`` at a time (compile it once per thread to run graphs concurrently)."""
+    call, ``kernel_source`` the generated source of every step. Each ``execute`` takes workspaces of its own (the
+    values read across steps; a graph fused into one kernel has none), so one compiled graph may run on several
+    threads at once, as an operator may (``gpuops.run`` and ``gpuops.dask`` cache and share them)."""
 
     def __init__(self, device: Device, graph: GraphDesc, flags: ExecutionFlags, *, fuse: bool = True) -> None:
         # CompiledOperator.__init__ compiles one descriptor; a graph compiles its steps instead.
@@ -51,8 +52,6 @@ class CompiledGraph(CompiledOperator):
         self.flags = flags
         self.plan: GraphPlan = plan_graph(graph, fuse=fuse)
         backend = self._backend = device.backend_impl
-        # As execute binds them (the emulator binds host memory: its arrays' NumPy views).
-        self._workspaces = self._new_workspaces()
         self._constants: dict[tuple[int, np.dtype], Any] = {}
         # (kernel or execute, input refs, output refs, is an operator); a constant's ref is its device buffer.
         self._steps: list[tuple[Any, Sequence[Any], Sequence[Ref], bool]] = []
@@ -90,7 +89,8 @@ class CompiledGraph(CompiledOperator):
         )  # fmt: skip
 
     def _new_workspaces(self) -> list[Any]:
-        """One buffer per workspace of the plan (as execute binds them: the emulator's as host memory)."""
+        """One buffer per workspace of the plan, for one ``execute`` (as execute binds them: the emulator's as host
+        memory); none for a graph fused into one kernel."""
         xp = self._backend.xp
         make = [xp.empty(_count(t), dtype=t.data_type.numpy_dtype) for t in self.plan.workspaces]
         return list(self._backend.unwrap(make))
@@ -155,7 +155,7 @@ class CompiledGraph(CompiledOperator):
         write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._run(ins, outs, self._workspaces)
+        self._run(ins, outs, self._new_workspaces())
 
     def _run(self, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any]) -> None:
         for run, in_refs, out_refs, is_operator in self._steps:
@@ -183,9 +183,7 @@ class CompiledGraph(CompiledOperator):
 
 class CompiledComposite(CompiledGraph):
     """A compiled composite operator (``schema.CompositeRow``: softmax, mean-variance normalization): the plan
-    of its parts (``graph_plan.composite_graph``) compiled as a graph is, bound as the operator itself is. Unlike
-    a compiled graph it may run concurrently, as any compiled operator (``gpuops.run`` caches and shares them):
-    each ``execute`` takes workspaces of its own (the reduced values: small beside the tensors)."""
+    of its parts (``graph_plan.composite_graph``) compiled as a graph is, bound as the operator itself is."""
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         desc = operator.desc

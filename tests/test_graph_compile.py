@@ -626,3 +626,32 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX
+
+
+def test_one_compiled_graph_runs_on_many_threads(device: gpuops.Device, xp: Any) -> None:
+    """Each execute takes workspaces of its own: r = relu(x) is read by two steps (a SUM and r * 3), so it lives
+    in a workspace; eight inputs on four threads through one compiled graph each get their own answer."""
+    import concurrent.futures
+
+    b = gpuops.GraphBuilder()
+    x = b.input(TensorDesc(F32, (16, 40)))
+    r = b.relu(x)
+    total = b.reduce(r, function=ReduceFunction.SUM, axes=(0, 1))
+    graph = b.build([total, r * 3.0])
+    compiled = device.compile_graph(graph)
+    assert compiled.plan.workspaces, "the check needs a graph with a workspace"
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((16, 40)).astype(np.float32) * (k + 1) for k in range(8)]
+
+    def one(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s, y = to_backend(xp, np.zeros(1, np.float32)), to_backend(xp, np.zeros(640, np.float32))
+        for _ in range(5):
+            compiled.execute([to_backend(xp, v.reshape(-1))], [s, y])
+        return to_host(s), to_host(y)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(one, xs))
+    for v, (s, y) in zip(xs, results, strict=True):
+        relu = np.maximum(v.astype(np.float64), 0)
+        np.testing.assert_allclose(s[0], relu.sum(), rtol=1e-5)
+        np.testing.assert_allclose(y.reshape(16, 40), relu * 3, rtol=1e-6)

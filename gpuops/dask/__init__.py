@@ -47,8 +47,10 @@ import numpy as np
 from descriptors import DataType, GraphDesc, TensorDesc, desc_class
 from descriptors.graph import OperatorNode
 
-from ..device import CompiledOperator, Device
 from ..graph_builder import GraphBuilder, Value
+from ._runtime import backend_of as _backend_of
+from ._runtime import compiled as _compiled
+from ._runtime import device as _device
 
 __all__ = [
     "argmax",
@@ -139,40 +141,6 @@ def _graph(
         if tuple(v.sizes) != sizes:
             raise ValueError(f"{what}: output {k} has sizes {tuple(v.sizes)}; blockwise needs the inputs' {sizes}")
     return graph, tuple(v.tensor for v in outs), isinstance(built, Value)
-
-
-# -- per process: devices and compiled operators ----------------------------------------------------------
-
-
-@functools.cache
-def _device(backend: str) -> Device:
-    return Device(backend)
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(backend: str, what: Any) -> CompiledOperator:
-    """Compiled once per process, backend and descriptor (an operator's, or a GraphDesc), then shared."""
-    device = _device(backend)
-    if isinstance(what, GraphDesc):
-        return device.compile_graph(what)
-    return device.compile_operator(device.create_operator(what))
-
-
-def _backend_of(chunks: Sequence[Any]) -> str:
-    kinds = set()
-    for c in chunks:
-        if type(c) is np.ndarray:
-            kinds.add("numpy")
-        elif type(c).__module__.split(".")[0] == "cupy" and type(c).__name__ == "ndarray":
-            kinds.add("cupy")
-        else:
-            raise TypeError(
-                f"gpuops.dask: a chunk is a {type(c).__module__}.{type(c).__name__}; gpuops runs numpy.ndarray "
-                "chunks (backend 'numpy') and cupy.ndarray chunks (backend 'cupy')"
-            )
-    if len(kinds) != 1:
-        raise TypeError("gpuops.dask: one task got both NumPy and CuPy chunks; put the arrays on one side first")
-    return kinds.pop()
 
 
 def _run_chunk(spec: _OperatorSpec | _GraphSpec, output: int | None, *chunks: Any) -> Any:

@@ -47,7 +47,6 @@ from typing import Any
 
 import numpy as np
 
-import gpuops
 from descriptors import (
     ArgmaxOperatorDesc,
     ArgminOperatorDesc,
@@ -69,6 +68,8 @@ from descriptors import (
     TensorDesc,
 )
 from gpuops.convenience import call
+
+from ._runtime import backend_of, compiled
 
 __all__ = ["argmax", "argmin", "reduce"]
 
@@ -93,20 +94,8 @@ _PLAN: dict[ReduceFunction, tuple[ReduceFunction, ReduceFunction, str | None]] =
 # Running one gpuops operator on a block
 
 
-@functools.lru_cache(maxsize=8)
-def _device(backend: str) -> gpuops.Device:
-    return gpuops.Device(backend)
-
-
-@functools.lru_cache(maxsize=4096)
-def _compiled(backend: str, desc: OperatorDesc) -> Any:
-    """The compiled operator of ``desc`` on ``backend``: created and compiled once per process."""
-    device = _device(backend)
-    return device.compile_operator(device.create_operator(desc))
-
-
 def _backend_of(a: Any) -> str:
-    return "cupy" if type(a).__module__.split(".")[0] == "cupy" else "numpy"
+    return backend_of((a,))
 
 
 def _xp(a: Any) -> Any:
@@ -118,7 +107,7 @@ def _xp(a: Any) -> Any:
 
 
 def _run(desc: OperatorDesc, *inputs: Any) -> Any:
-    return call(_compiled(_backend_of(inputs[0]), desc), inputs)
+    return call(compiled(_backend_of(inputs[0]), desc), inputs)
 
 
 def _dt(dtype: Any) -> DataType:
