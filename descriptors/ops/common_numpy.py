@@ -17,6 +17,7 @@ __all__ = [
     "mean_int",
     "difference_square",
     "int_pow",
+    "is_nan",
     "maximum_float",
     "mean_float",
     "minimum_float",
@@ -33,6 +34,16 @@ def negative(x: np.ndarray, out: np.ndarray, where: np.ndarray | bool = True) ->
         np.negative(x, out=out, where=where)
     else:
         np.copyto(out, np.negative(x), where=where)
+
+
+def is_nan(x: np.ndarray, out: np.ndarray) -> None:
+    """``np.isnan(x, out=out)``. NumPy 2.4's isnan (like isinf, isfinite and signbit) writes wrong values into a
+    non-contiguous BOOL output (``np.isnan(a, out=b[::2])`` misses NaNs in float32 and float64): such an output
+    gets the result through a contiguous temporary."""
+    if out.flags.c_contiguous:
+        np.isnan(x, out=out)
+    else:
+        np.copyto(out, np.isnan(x), casting="unsafe")
 
 
 def div_trunc(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:

@@ -766,7 +766,7 @@ UNARY_ROWS: tuple[ElementwiseRow, ...] = (
         "ELEMENT_WISE_IS_NAN",
         "1 if x is NaN else 0",
         {"float": "x != x"},
-        {"float": np.isnan},
+        {"float": npi.is_nan},  # np.isnan, around a NumPy 2.4 loop that misreads strided BOOL outputs
         to_tiers("is_nan", [(FL.FL_3_0, (1, 8), "F32 F16", "U32 U8"), (FL.FL_2_0, (4, 4), "F32 F16", "U32 U8")]),
         scale_bias=False,
         in_place=False,
