@@ -112,8 +112,25 @@ def _eps(dt: DataType) -> float:
     return {F64: 2.0**-52, F32: 2.0**-23, F16: 2.0**-10, BF16: 2.0**-7}[dt]
 
 
-def bound(name: str, dt: DataType, n: int, ref: np.ndarray, scale: np.ndarray | None) -> np.ndarray:
-    """The row's stated error bound (``CompositeRow.error_bound``), plus one ulp of the output type."""
+def mvn_amplification(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, epsilon: float) -> np.ndarray:
+    """How much MEAN_VARIANCE_NORMALIZATION1 amplifies the rounding of its mean: ``max|x| / sigma + |z|`` per
+    element (``sigma = sqrt(variance + epsilon)``, 1 without NormalizeVariance; ``z`` the normalized value), from
+    float64. The mean's error (about n·u·max|x|) is divided by sigma: a slice of nearly equal values (sigma near
+    sqrt(epsilon)) turns a last-place error of its mean into a large one of its output, in any two-pass MVN."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = x - x.mean(axis=axes, keepdims=True)
+        sigma = (
+            np.sqrt((d * d).mean(axis=axes, keepdims=True) + float(np.float32(epsilon))) if normalize_variance else 1.0
+        )
+        big = np.abs(x).max(axis=axes, keepdims=True)
+        return np.nan_to_num(big / sigma + np.abs(d / sigma), nan=0.0, posinf=0.0)
+
+
+def bound(
+    name: str, dt: DataType, n: int, ref: np.ndarray, scale: np.ndarray | None, amp: np.ndarray | None = None
+) -> np.ndarray:
+    """The row's stated error bound (``CompositeRow.error_bound``), plus one ulp of the output type. MVN needs
+    ``amp`` (:func:`mvn_amplification`)."""
     u = (n + 16) * _unit(dt)
     mag = np.abs(np.nan_to_num(ref, nan=0.0, posinf=0.0, neginf=0.0))
     if "HARDMAX" in name:  # exact: 1 or 0
@@ -123,8 +140,9 @@ def bound(name: str, dt: DataType, n: int, ref: np.ndarray, scale: np.ndarray | 
     elif "SOFTMAX" in name:
         err = np.full(ref.shape, u)
     else:
+        assert amp is not None, "MVN's bound needs the amplification of its mean's rounding"
         s = np.abs(scale) if scale is not None else 1.0
-        err = u * (mag + s + 1.0)
+        err = u * (mag + s * amp + 1.0)
     return err + _eps(dt) * mag + (2.0**-24 if dt in (F16, BF16) else 0.0)
 
 
@@ -134,9 +152,9 @@ def _values(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator, spre
 
 def run_case(
     device: gpuops.Device, xp: Any, name: str, dt: DataType, case: tuple, x: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
-    """Run one case: (got, float64 reference, count reduced, ScaleTensor's values or None) on the output's
-    logical shape."""
+) -> tuple[np.ndarray, np.ndarray, int, dict[str, Any]]:
+    """Run one case: (got, float64 reference, count reduced, what MVN's bound needs: ``scale``, ``amp``) on the
+    output's logical shape."""
     _, sizes, in_st, out_st, params = case
     rng = np.random.default_rng(zlib.crc32(f"{name}|{dt.name}|{case[0]}".encode()))
     if x is None:
@@ -188,14 +206,20 @@ def run_case(
     got = read_tensor(to_host(dev_out), out_desc).astype(np.float64)
     axes = tuple(params.get("axes", (len(sizes) - 1,)))
     n = int(np.prod([sizes[a] for a in axes]))
-    ref = REFERENCES[name](x.astype(np.float64), {**params, **extra})
-    return got, ref, n, extra.get("scale")
+    x64 = x.astype(np.float64)
+    ref = REFERENCES[name](x64, {**params, **extra})
+    if name != MVN:
+        return got, ref, n, {}
+    amp = mvn_amplification(x64, axes, params.get("normalize_variance", True), params.get("epsilon", 1e-5))
+    return got, ref, n, {"scale": extra.get("scale"), "amp": amp}
 
 
-def check(name: str, dt: DataType, got: np.ndarray, ref: np.ndarray, n: int, scale: Any = None) -> None:
+def check(
+    name: str, dt: DataType, got: np.ndarray, ref: np.ndarray, n: int, scale: Any = None, amp: Any = None
+) -> None:
     nan = np.isnan(ref)
     assert np.array_equal(np.isnan(got), nan), f"{name} {dt.name}: NaN where the reference has none (or not)"
-    tol = bound(name, dt, n, ref, scale)
+    tol = bound(name, dt, n, ref, scale, amp)
     with np.errstate(invalid="ignore"):  # equal infinities: decided by ==
         err = np.abs(got - ref)
     # A result beyond the output type's range rounds to an infinity of its sign.
@@ -211,8 +235,8 @@ def check(name: str, dt: DataType, got: np.ndarray, ref: np.ndarray, n: int, sca
 @pytest.mark.parametrize(("name", "combo", "case"), CASES)
 def test_matches_reference(name: str, combo: dict, case: tuple, device: gpuops.Device, xp: Any) -> None:
     dt = combo["input_tensor"]
-    got, ref, n, scale = run_case(device, xp, name, dt, case)
-    check(name, dt, got, ref, n, scale)
+    got, ref, n, extras = run_case(device, xp, name, dt, case)
+    check(name, dt, got, ref, n, **extras)
 
 
 # ---------------------------------------------------------------------------------------------- edge cases
@@ -437,12 +461,13 @@ def check_descriptor(desc: Any, logical_in: list[np.ndarray | None], got: np.nda
     got = np.asarray(got, np.float64)
     with np.errstate(all="ignore"):
         pre = REFERENCES[name](x, params)
+    amp = mvn_amplification(x, axes, desc.normalize_variance, desc.epsilon) if name == MVN else None
     act = getattr(desc, "fused_activation", None)
     if act is None:
-        check(name, dt, got, pre, n, scale)
+        check(name, dt, got, pre, n, scale, amp)
         return
     act_params = param_values(act.row, {f.name: getattr(act, f.name) for f in act.row.param_fields})
-    delta = bound(name, F64 if dt is F64 else F32, n, pre, scale)
+    delta = bound(name, F64 if dt is F64 else F32, n, pre, scale, amp)
     with np.errstate(all="ignore"):
         ends = [
             record(act.row.name).evaluate([v], np.dtype(np.float64), act_params).values

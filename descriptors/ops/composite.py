@@ -319,7 +319,8 @@ COMPOSITE_ROWS: tuple[CompositeRow, ...] = (
         extension_types=dict.fromkeys((_IN, "scale_tensor", "bias_tensor", _OUT), types("F64 BF16")),
         decompose=_mvn_parts,
         shape_rule=_mvn_rule,
-        error_bound="(n+16)·u·(|result| + |scale| + 1) + rounding",
+        error_bound="(n+16)·u·(|result| + |scale|·(max|x|/σ + |z|) + 1) + rounding, σ = sqrt(variance + "
+        "epsilon), z the normalized value",
         notes="Epsilon defaults to DirectML's recommended 0.00001 and NormalizeVariance to TRUE (DirectMLX's "
         "MeanVarianceNormalization defaults). ScaleTensor and BiasTensor broadcast from sizes of 1.",
     ),

@@ -550,8 +550,10 @@ def _buffer_for(layout: TensorDesc) -> np.ndarray:
 
 
 class _ReduceInPasses:
-    """A reduction with fused groups around it, pass by pass: the prologue into a buffer the runner owns, the
-    reduction over it (into another, when an epilogue follows), the epilogue into the output."""
+    """A reduction with fused groups around it, pass by pass: the prologue into a buffer, the reduction over it
+    (into another, when an epilogue follows), the epilogue into the output. The buffers are per thread: one
+    compiled graph or composite may run on several threads at once (``gpuops.run`` and ``gpuops.dask`` share
+    them)."""
 
     launch_path = "numpy"
 
@@ -560,22 +562,33 @@ class _ReduceInPasses:
     ) -> None:
         self.prologue, self.reduce, self.epilogue = prologue, reduce_run, epilogue
         self.kernel_count = 1 + (prologue is not None) + (epilogue is not None)
-        self.before = _buffer_for(fused.output) if fused is not None else None
-        self.after = _buffer_for(reduce.output) if epilogue is not None else None
+        self.before_layout = fused.output if fused is not None else None
+        self.after_layout = reduce.output if epilogue is not None else None
+        self._local = threading.local()
         parts = ["prologue (one pass), then "] if prologue is not None else []
         parts.append(f"{reduce.row.name} {reduce.variant}")
         parts += [", then epilogue (one pass) over its result"] if epilogue is not None else []
         self.source = "// " + "".join(parts) + "\n"
 
+    def _buffers(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """This thread's (prologue value, reduction result) buffers, made on its first call."""
+        mine = getattr(self._local, "buffers", None)
+        if mine is None:
+            mine = self._local.buffers = tuple(
+                None if t is None else _buffer_for(t) for t in (self.before_layout, self.after_layout)
+            )
+        return mine
+
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        if self.before is not None:
-            self.prologue(inputs, [self.before], False)
-            inputs = [self.before]
-        if self.after is None:
+        before, after = self._buffers()
+        if before is not None:
+            self.prologue(inputs, [before], False)
+            inputs = [before]
+        if after is None:
             self.reduce(inputs, outputs, False)
             return
-        self.reduce(inputs, [self.after], False)
-        self.epilogue([self.after], outputs, False)
+        self.reduce(inputs, [after], False)
+        self.epilogue([after], outputs, False)
 
 
 def _numba_run(
