@@ -298,3 +298,21 @@ def run_fresh_python(script: str, *args: str) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
+
+
+def sandwich_graph(t: TensorDesc, middle: object) -> object:
+    """The graph ``(a + b) -> middle -> * c`` over tensors ``t`` (graph inputs a, b, c; one output): an operator
+    that is not element-wise between two element-wise nodes, to check it runs as a step of its own."""
+    from descriptors import desc_class
+    from descriptors.graph import GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
+
+    add = desc_class("ELEMENT_WISE_ADD")(t, t, t)
+    mul = desc_class("ELEMENT_WISE_MULTIPLY")(t, t, t)
+    return GraphDesc(
+        3,
+        1,
+        (OperatorNode(add), OperatorNode(middle), OperatorNode(mul)),
+        (InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 2, 1)),
+        (OutputEdge(2, 0, 0),),
+        (IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)),
+    )

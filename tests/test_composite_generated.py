@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, read_tensor, to_backend, to_host, uint_view
+from helpers import buffer_for, read_tensor, sandwich_graph, to_backend, to_host, uint_view
 from reference_composite import REFERENCES
 
 import gpuops
 from descriptors import ROWS, DataType, DescriptorError, FeatureLevel, TensorDesc, desc_class, dtype_combinations
-from descriptors.graph import GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
 from gpuops.errors import BindingError
 
 LEVEL = FeatureLevel.FL_6_4
@@ -379,17 +378,8 @@ def test_composite_node_in_a_graph(device: gpuops.Device, xp: Any) -> None:
     """A softmax node between element-wise nodes: its own steps, the neighbours as fused kernels; the result
     equals the float64 formula."""
     t = TensorDesc(F32, (5, 9))
-    add = desc_class("ELEMENT_WISE_ADD")(t, t, t)
     soft = desc_class("ACTIVATION_SOFTMAX1")(t, t, axes=(1,))
-    mul = desc_class("ELEMENT_WISE_MULTIPLY")(t, t, t)
-    graph = GraphDesc(
-        3,
-        1,
-        (OperatorNode(add), OperatorNode(soft), OperatorNode(mul)),
-        (InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 2, 1)),
-        (OutputEdge(2, 0, 0),),
-        (IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)),
-    )
+    graph = sandwich_graph(t, soft)
     op = device.compile_graph(graph)
     rng = np.random.default_rng(7)
     a, b, c = (rng.standard_normal((5, 9)).astype(np.float32) for _ in range(3))

@@ -17,11 +17,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, read_tensor, to_backend, to_host, uint_view
+from helpers import buffer_for, read_tensor, sandwich_graph, to_backend, to_host, uint_view
 
 import gpuops
 from descriptors import ROWS, DataType, DescriptorError, FeatureLevel, TensorDesc, desc_class, dtype_combinations
-from descriptors.graph import GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
 
 LEVEL = FeatureLevel.FL_6_4
 SCAN_ROWS = [r for r in ROWS if r.is_scan]
@@ -422,17 +421,8 @@ def test_scan_node_in_a_graph(device: gpuops.Device, xp: Any) -> None:
     from gpuops.graph_plan import NodeStep
 
     t = TensorDesc(F32, (4, 6))
-    add = desc_class("ELEMENT_WISE_ADD")(t, t, t)
     scan = desc_class(SUM)(t, t, axis=1, axis_direction=1)
-    mul = desc_class("ELEMENT_WISE_MULTIPLY")(t, t, t)
-    graph = GraphDesc(
-        3,
-        1,
-        (OperatorNode(add), OperatorNode(scan), OperatorNode(mul)),
-        (InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 2, 1)),
-        (OutputEdge(2, 0, 0),),
-        (IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)),
-    )
+    graph = sandwich_graph(t, scan)
     op = device.compile_graph(graph)
     assert sum(isinstance(s, NodeStep) and s.desc.row.is_scan for s in op.plan.steps) == 1
     rng = np.random.default_rng(5)

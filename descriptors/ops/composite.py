@@ -107,15 +107,19 @@ class _Plan:
         return self.add("CAST", (read,), input_tensor=tensor, output_tensor=out), out
 
 
+def _begin(desc: Any) -> tuple[_Plan, tuple[int, ...], DataType, Any, Any, tuple[str, int]]:
+    """What a normalizing plan starts from: an empty plan, the axes, the compute type, a packed value at the
+    input's sizes and one at the reduced sizes (both in the compute type), and the read of the input."""
+    x = desc.input_tensor
+    axes = _axes_of(desc)
+    ct = compute_type(x.data_type)
+    return _Plan(), axes, ct, packed(ct, x.sizes), packed(ct, _reduced(x.sizes, axes)), ("input", 0)
+
+
 def _softmax_parts(desc: Any, log: bool) -> tuple[Part, ...]:
     """max m (over the axes); s = sum exp(x - m); softmax: exp(x - m) / s; log-softmax: (x - m) - log(s)."""
     x, out = desc.input_tensor, desc.output_tensor
-    axes = _axes_of(desc)
-    ct = compute_type(x.data_type)
-    full, red = x.sizes, _reduced(x.sizes, axes)
-    value, at_red = packed(ct, full), packed(ct, red)
-    p = _Plan()
-    xin = ("input", 0)
+    p, axes, ct, value, at_red, xin = _begin(desc)
     xc, xt = p.computed(xin, x, ct)
     m = p.add("REDUCE", (xc,), function=ReduceFunction.MAX, input_tensor=xt, output_tensor=at_red, axes=axes)
     xc, xt = p.computed(xin, x, ct)
@@ -168,12 +172,8 @@ def _mvn_parts(desc: Any) -> tuple[Part, ...]:
     """mean m; var = mean((x - m)^2) (two passes: no cancellation); out = act((x - m) / sqrt(var + eps) * scale
     + bias); without NormalizeVariance, act((x - m) * scale + bias)."""
     x, scale, bias, out = desc.input_tensor, desc.scale_tensor, desc.bias_tensor, desc.output_tensor
-    axes = _axes_of(desc)
-    ct = compute_type(x.data_type)
-    full, red = x.sizes, _reduced(x.sizes, axes)
-    value, at_red = packed(ct, full), packed(ct, red)
-    p = _Plan()
-    xin = ("input", 0)
+    p, axes, ct, value, at_red, xin = _begin(desc)
+    full = x.sizes
     xc, xt = p.computed(xin, x, ct)
     m = p.add("REDUCE", (xc,), function=ReduceFunction.AVERAGE, input_tensor=xt, output_tensor=at_red, axes=axes)
     sd = None
