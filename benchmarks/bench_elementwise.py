@@ -143,11 +143,17 @@ def run(
         )
         if s["bw_vs_copy_at_largest"] is not None:
             line += f", {s['bw_vs_copy_at_largest']:.2f} of copy bandwidth ({s['GB_s_at_largest']:.2f} GB/s)"
+        if "ratio_to_torch_at_largest" in s:
+            line += f"; vs torch x{s['ratio_to_torch_at_largest']:.2f} (worst x{s['worst_ratio_to_torch']:.2f})"
+        if "bw_vs_copy_2t_at_largest" in s:
+            line += f", {s['bw_vs_copy_2t_at_largest']:.2f} of the 2-thread copy"
         if "overhead_us_per_call" in s:
             line += (
                 f"; {s['gpuops_us_per_call']:.2f} us vs {s['baseline_us_per_call']:.2f} us per call "
                 f"(+{s['overhead_us_per_call']:.2f} us)"
             )
+            if "call_us_per_call" in s:
+                line += f"; op(a, b) {s['call_us_per_call']:.2f} us (x{s['call_ratio_to_baseline']:.2f})"
         print(line)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,11 +32,14 @@ from .timers import CupyTimer, NumpyTimer
 
 __all__ = [
     "ALTERNATIVES",
+    "CALL",
     "CASES",
+    "COPY2",
     "ELEMENTWISE",
     "NODES",
     "OVERHEAD_N",
     "REDUCE_CASES",
+    "TORCH",
     "UFUNCS",
     "Bench",
     "Group",
@@ -46,7 +51,11 @@ ROW_C = 1024
 ELEMENTWISE = "gpuops-ElementwiseKernel"  # CuPy only: the same operator without gpuops' fast kernels
 UFUNCS = "gpuops-ufuncs"  # NumPy only: the same operator without the compiled (numba) tier
 NODES = "gpuops-node-by-node"  # a compiled graph's nodes run one by one (no fusion)
-ALTERNATIVES = (ELEMENTWISE, UFUNCS, NODES)
+ALTERNATIVES = (ELEMENTWISE, UFUNCS, NODES)  # gpuops without one of its fast paths
+CALL = "gpuops-call"  # overhead case: the convenience call op(a, b), which allocates the output
+TORCH = "torch"  # NumPy backend only: PyTorch's CPU kernels on the same buffers (torch.from_numpy), where installed
+COPY2 = "copy-2t"  # NumPy backend only: the same copy split over two threads (the 2-core machine's copy bandwidth)
+COPY2_MIN_BYTES = 1 << 20
 OVERHEAD_N = 1000
 CASES = (
     "add_f32",
@@ -94,6 +103,32 @@ class Group:
 # --------------------------------------------------------------------------- cases
 
 
+def _torch() -> Any:
+    """PyTorch where it is installed (the ``bench`` extra) and ``GPUOPS_BENCH_TORCH`` is not ``0``, else None."""
+    if os.environ.get("GPUOPS_BENCH_TORCH", "1") == "0":
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+_COPY_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def copy_2t(dst: np.ndarray, src: np.ndarray) -> None:
+    """``np.copyto`` over two threads (halves; NumPy releases the GIL for the copy): the copy bandwidth both
+    cores reach, which a multi-threaded kernel should be compared with."""
+    global _COPY_POOL
+    if _COPY_POOL is None:
+        _COPY_POOL = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bench-copy")
+    half = src.shape[0] // 2
+    f = _COPY_POOL.submit(np.copyto, dst[half:], src[half:])
+    np.copyto(dst[:half], src[:half])
+    f.result()
+
+
 class Bench:
     def __init__(self, backend: str, quick: bool, repeats: int | None) -> None:
         self.device = gpuops.Device(backend)
@@ -110,6 +145,7 @@ class Bench:
             self.timer = NumpyTimer(target=0.005 if quick else 0.01)
             self.repeats = repeats or (15 if quick else 31)
         self.baseline = self.xp.__name__
+        self.torch = _torch() if self.backend == "numpy" else None
         self.rng = np.random.default_rng(0)
         self._slot = 0
 
@@ -139,6 +175,27 @@ class Bench:
         buf[...] = host
         return buf
 
+    def t(self, x: np.ndarray) -> Any:
+        """A torch tensor over the same memory (bfloat16 through its 16-bit integer view)."""
+        torch = self.torch
+        if x.dtype.name == "bfloat16":
+            return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(x)
+
+    def torch_variant(self, make: Callable[[Any], Callable[[], Any]], per_elem: float) -> list[Variant]:
+        """``[Variant("torch", make(torch), per_elem)]`` where torch is here, else ``[]``."""
+        if self.torch is None:
+            return []
+        return [Variant(TORCH, make(self.torch), per_elem)]
+
+    def copy2(self, src: np.ndarray) -> list[Variant]:
+        """The two-thread copy of ``src`` (NumPy backend, from 1 MiB)."""
+        if self.xp is not np or src.nbytes < COPY2_MIN_BYTES:
+            return []
+        dst = self.empty(src.size, src.dtype)
+        flat = src.reshape(-1)
+        return [Variant(COPY2, lambda: copy_2t(dst, flat), 2 * src.itemsize)]
+
     def compiled(self, a: TensorDesc, b: TensorDesc, out: TensorDesc) -> gpuops.CompiledOperator:
         dev = self.device
         return dev.compile_operator(dev.create_operator(ElementWiseAddOperatorDesc(a, b, out)))
@@ -165,6 +222,12 @@ class Bench:
         t = TensorDesc(dt, (n,))
         op = self.compiled(t, t, t)
         item = npdt.itemsize
+        c3 = self.empty(n, npdt)
+
+        def torch_add(torch: Any) -> Callable[[], Any]:
+            ta, tb, tc = self.t(a), self.t(b), self.t(c3)
+            return lambda: torch.add(ta, tb, out=tc)
+
         return Group(
             case,
             npdt.name,
@@ -173,7 +236,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item),
                 Variant(self.baseline, lambda: xp.add(a, b, out=c2), 3 * item),
+                *self.torch_variant(torch_add, 3 * item),
                 Variant("copy", lambda: xp.copyto(c2, a), 2 * item),
+                *self.copy2(a),
                 *self.general(op, [a, b], c, 3 * item),
             ],
         )
@@ -191,6 +256,11 @@ class Bench:
         op = self.compiled(TensorDesc(dt, shape), TensorDesc.broadcast(dt, (cols,), to=shape), TensorDesc(dt, shape))
         item = npdt.itemsize
         per_elem = 2 * item + item * cols / n  # read A, write C, read the row once
+
+        def torch_add(torch: Any) -> Callable[[], Any]:
+            ta, tb, tc = self.t(a2), self.t(b), self.t(self.empty(n, npdt).reshape(rows, cols))
+            return lambda: torch.add(ta, tb, out=tc)
+
         return Group(
             f"row_bcast_{'f16' if dt is DataType.FLOAT16 else 'f32'}",
             npdt.name,
@@ -199,7 +269,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
+                *self.torch_variant(torch_add, per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 2 * item),
+                *self.copy2(a),
                 *self.general(op, [a, b], c, per_elem),
             ],
         )
@@ -225,6 +297,15 @@ class Bench:
             xp.add(a, b, out=c2)
             xp.maximum(c2, zero, out=c2)
 
+        def torch_chain(torch: Any) -> Callable[[], Any]:
+            ta, tb, tc = self.t(a), self.t(b), self.t(self.empty(n, np.float32))
+
+            def run() -> None:
+                torch.add(ta, tb, out=tc)
+                tc.relu_()
+
+            return run
+
         return Group(
             "add1_relu_f32",
             "float32",
@@ -233,7 +314,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
                 Variant(self.baseline, chain, 12),
+                *self.torch_variant(torch_chain, 12),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.copy2(a),
                 *self.general(op, [a, b], c, 12),
             ],
         )
@@ -250,6 +333,16 @@ class Bench:
             xp.add(c2, bias, out=c2)
             xp.exp(c2, out=c2)
 
+        def torch_chain(torch: Any) -> Callable[[], Any]:
+            ta, tc = self.t(a), self.t(self.empty(n, np.float32))
+
+            def run() -> None:  # in place after the first op: torch's fastest spelling without a temporary
+                torch.mul(ta, 0.5, out=tc)
+                tc.sub_(1.0)
+                tc.exp_()
+
+            return run
+
         return Group(
             "exp_scalebias_f32",
             "float32",
@@ -258,7 +351,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a], [c]), 8),
                 Variant(self.baseline, chain, 8),
+                *self.torch_variant(torch_chain, 8),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
+                *self.copy2(a),
                 *self.general(op, [a], c, 8),
             ],
         )
@@ -279,6 +374,11 @@ class Bench:
             )
         )
         per_elem = 8 + 4 * rows / n
+
+        def torch_add(torch: Any) -> Callable[[], Any]:
+            ta, tb, tc = self.t(a2), self.t(b2), self.t(self.empty(n, np.float32).reshape(shape))
+            return lambda: torch.add(ta, tb, out=tc)
+
         return Group(
             "col_bcast_f32",
             "float32",
@@ -287,7 +387,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
                 Variant(self.baseline, lambda: xp.add(a2, b2, out=c2), per_elem),
+                *self.torch_variant(torch_add, per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.copy2(a),
                 *self.general(op, [a, b], c, per_elem),
             ],
         )
@@ -306,6 +408,11 @@ class Bench:
                 TensorDesc(f32, shape, (1, side)), TensorDesc(f32, shape), TensorDesc(f32, shape)
             )
         )
+
+        def torch_add(torch: Any) -> Callable[[], Any]:
+            ta, tb, tc = self.t(a.reshape(shape)).T, self.t(b2), self.t(self.empty(n, np.float32).reshape(shape))
+            return lambda: torch.add(ta, tb, out=tc)
+
         return Group(
             "transposed_f32",
             "float32",
@@ -314,7 +421,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
                 Variant(self.baseline, lambda: xp.add(at, b2, out=c2), 12),
+                *self.torch_variant(torch_add, 12),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
+                *self.copy2(a),
                 *self.general(op, [a, b], c, 12),
             ],
         )
@@ -337,6 +446,12 @@ class Bench:
         op = self.device.compile_operator(self.device.create_operator(desc))
         a2, c2v = a.reshape(shape), c2.reshape(out_shape)
         ufunc = xp.sum if function == "SUM" else xp.max
+
+        def torch_reduce(torch: Any) -> Callable[[], Any]:
+            ta, tc = self.t(a2), self.t(self.empty(out_n, np.float32).reshape(out_shape))
+            fn = torch.sum if function == "SUM" else torch.amax
+            return lambda: fn(ta, dim=axis, keepdim=True, out=tc)
+
         return Group(
             case,
             "float32",
@@ -345,7 +460,9 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([a], [c]), 4),
                 Variant(self.baseline, lambda: ufunc(a2, axis=axis, keepdims=True, out=c2v), 4),
+                *self.torch_variant(torch_reduce, 4),
                 Variant("copy", lambda: xp.copyto(copy_dst, a), 8),
+                *self.copy2(a),
             ],
         )
 
@@ -371,6 +488,18 @@ class Bench:
             xp.multiply(y2, x, out=y2)
             xp.add(y2, x, out=y2)
 
+        def torch_chain(torch: Any) -> Callable[[], Any]:
+            tx, ty = self.t(x), self.t(self.empty(n, np.float32))
+
+            def run() -> None:
+                torch.mul(tx, 0.5, out=ty)
+                ty.add_(1.0)
+                ty.relu_()
+                ty.mul_(tx)
+                ty.add_(tx)
+
+            return run
+
         return Group(
             "graph_chain4_f32",
             "float32",
@@ -379,8 +508,10 @@ class Bench:
             [
                 Variant("gpuops", lambda: fused.execute([x], [y]), 8),
                 Variant(self.baseline, numpy_chain, 40),
+                *self.torch_variant(torch_chain, 40),
                 Variant(NODES, lambda: nodes.execute([x], [y]), 40),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
+                *self.copy2(x),
             ],
         )
 
@@ -407,6 +538,10 @@ class Bench:
             xp.exp(y2v, out=y2v)
             xp.divide(y2v, y2v.sum(axis=1, keepdims=True), out=y2v)
 
+        def torch_softmax(torch: Any) -> Callable[[], Any]:
+            tx = self.t(x2)
+            return lambda: torch.softmax(tx, dim=1)  # no out= in torch's API: its allocation is included
+
         return Group(
             "softmax_inner_f32",
             "float32",
@@ -415,13 +550,19 @@ class Bench:
             [
                 Variant("gpuops", lambda: op.execute([x], [y]), 8),
                 Variant(self.baseline, formula, 8),
+                *self.torch_variant(torch_softmax, 8),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
+                *self.copy2(x),
             ],
         )
 
     def overhead(self) -> Group:
         g = self.binary("overhead_f32", OVERHEAD_N, DataType.FLOAT32)
         g.variants = [v for v in g.variants if v.name != "copy"]
+        t = TensorDesc(DataType.FLOAT32, (OVERHEAD_N,))
+        op = self.compiled(t, t, t)
+        a, b = self.array(OVERHEAD_N, np.float32), self.array(OVERHEAD_N, np.float32)
+        g.variants.append(Variant(CALL, lambda: op(a, b), 12))  # the convenience call: allocates its output
         g.host_time = True
         return g
 
@@ -463,9 +604,15 @@ class Bench:
             )
         base = next(r for r in rows if r["variant"] == self.baseline)
         copy = next((r for r in rows if r["variant"] == "copy"), None)
+        copy2 = next((r for r in rows if r["variant"] == COPY2), None)
+        torch_row = next((r for r in rows if r["variant"] == TORCH), None)
         for r in rows:
             r["ratio_to_baseline"] = r["median_us"] / base["median_us"]
             r["bw_vs_copy"] = r["GB_s"] / copy["GB_s"] if copy else None
+            if copy2:
+                r["bw_vs_copy_2t"] = r["GB_s"] / copy2["GB_s"]
+            if torch_row:
+                r["ratio_to_torch"] = r["median_us"] / torch_row["median_us"]
         return rows
 
 

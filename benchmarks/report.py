@@ -15,7 +15,7 @@ from typing import Any
 import gpuops
 
 from . import ROOT
-from .cases import ALTERNATIVES, CASES, ELEMENTWISE, NODES, OVERHEAD_N, UFUNCS, Bench
+from .cases import ALTERNATIVES, CALL, CASES, COPY2, ELEMENTWISE, NODES, OVERHEAD_N, TORCH, UFUNCS, Bench
 
 __all__ = ["device_info", "git_commit", "plot", "summarize", "versions"]
 # --------------------------------------------------------------------------- environment
@@ -68,7 +68,7 @@ def device_info(bench: Bench) -> dict[str, Any]:
 
 def versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"python": platform.python_version(), "gpuops": gpuops.__version__}
-    for mod in ("numpy", "ml_dtypes", "numba", "cupy", "matplotlib"):
+    for mod in ("numpy", "ml_dtypes", "numba", "cupy", "torch", "matplotlib"):
         try:
             out[mod] = str(__import__(mod).__version__)
         except Exception:
@@ -83,11 +83,17 @@ def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
     by_n: dict[int, dict[str, dict[str, Any]]] = {}
     for r in rows:
         by_n.setdefault(r["n"], {})[r["variant"]] = r
+    has_torch = any(TORCH in v for v in by_n.values())
+    has_copy2 = any(COPY2 in v for v in by_n.values())
     head = (
         f"{'n':>10}  {'gpuops us':>10}  {baseline + ' us':>10}  {'copy us':>10}  "
         f"{'gpuops GB/s':>11}  {baseline + ' GB/s':>11}  {'copy GB/s':>9}  {'x base':>6}  {'vs copy':>7}"
     )
-    general = next((a for a in ALTERNATIVES if any(a in v for v in by_n.values())), None)
+    if has_torch:
+        head += f"  {'torch us':>10}  {'x torch':>7}"
+    if has_copy2:
+        head += f"  {'copy-2t GB/s':>12}  {'vs copy-2t':>10}"
+    general = next((a for a in (*ALTERNATIVES, CALL) if any(a in v for v in by_n.values())), None)
     lines = [head + (f"  {general + ' us':>24}" if general else "")]
     for n, v in sorted(by_n.items()):
         g, b, c = v["gpuops"], v[baseline], v.get("copy")
@@ -97,6 +103,12 @@ def _fmt_table(rows: list[dict[str, Any]], baseline: str) -> list[str]:
             f"{(c['GB_s'] if c else math.nan):>9.2f}  {g['ratio_to_baseline']:>6.2f}  "
             f"{(g['bw_vs_copy'] if c else math.nan):>7.2f}"
         )
+        if has_torch:
+            t = v.get(TORCH)
+            line += f"  {(t['median_us'] if t else math.nan):>10.2f}  {g.get('ratio_to_torch', math.nan):>7.2f}"
+        if has_copy2:
+            c2 = v.get(COPY2)
+            line += f"  {(c2['GB_s'] if c2 else math.nan):>12.2f}  {g.get('bw_vs_copy_2t', math.nan):>10.2f}"
         if general:
             e = v.get(general)
             line += f"  {(e['median_us'] if e else math.nan):>24.2f}"
@@ -119,14 +131,27 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "bw_vs_copy_at_largest": big["bw_vs_copy"],
             "GB_s_at_largest": big["GB_s"],
         }
+        with_torch = [r for r in g if "ratio_to_torch" in r]
+        if with_torch:  # > 1: gpuops is slower than PyTorch's CPU kernels
+            logs = [math.log(r["ratio_to_torch"]) for r in with_torch]
+            entry["geomean_ratio_to_torch"] = math.exp(statistics.fmean(logs))
+            entry["ratio_to_torch_at_largest"] = big.get("ratio_to_torch")
+            entry["worst_ratio_to_torch"] = max(r["ratio_to_torch"] for r in with_torch)
+        if "bw_vs_copy_2t" in big:
+            entry["bw_vs_copy_2t_at_largest"] = big["bw_vs_copy_2t"]
         alt = {r["n"]: r for r in rows if r["case"] == case and r["variant"] == NODES}
         if big["n"] in alt:  # what fusion buys: the nodes one by one over the fused graph
             entry["node_by_node_over_fused_at_largest"] = alt[big["n"]]["median_us"] / big["median_us"]
         if case == "overhead_f32":
-            base = next(r for r in rows if r["case"] == case and r["variant"] not in ("gpuops", *ALTERNATIVES, "copy"))
+            others = ("gpuops", *ALTERNATIVES, CALL, TORCH, "copy", COPY2)
+            base = next(r for r in rows if r["case"] == case and r["variant"] not in others)
             entry["gpuops_us_per_call"] = big["median_us"]
             entry["baseline_us_per_call"] = base["median_us"]
             entry["overhead_us_per_call"] = big["median_us"] - base["median_us"]
+            call = next((r for r in rows if r["case"] == case and r["variant"] == CALL), None)
+            if call is not None:
+                entry["call_us_per_call"] = call["median_us"]
+                entry["call_ratio_to_baseline"] = call["ratio_to_baseline"]
         out[case] = entry
     return out
 
@@ -151,7 +176,10 @@ def plot(result: dict[str, Any], path: Path) -> bool:
         UFUNCS: ("C2", "x", "-."),
         NODES: ("C3", "v", "-."),
         baseline: ("C1", "s", "--"),
+        TORCH: ("C4", "D", "--"),
         "copy": ("0.5", "^", ":"),
+        COPY2: ("0.3", "v", ":"),
+        CALL: ("C5", "o", "-"),
     }
     for ax, case in zip(axes.flat, cases, strict=False):
         bpe = next(r["bytes_per_elem"] for r in rows if r["case"] == case and r["variant"] == "gpuops")
@@ -165,6 +193,8 @@ def plot(result: dict[str, Any], path: Path) -> bool:
                 UFUNCS: "gpuops, ufunc chain (no numba)",
                 NODES: "gpuops, the nodes one by one",
                 "copy": f"{baseline}.copyto",
+                TORCH: "torch (CPU)",
+                COPY2: "copy on two threads",
             }.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
         ax.set_xscale("log", base=2)

@@ -1083,6 +1083,8 @@ def make_binding(rec: Recipe, desc: Any, xp: Any, rng: np.random.Generator, tmp:
             continue
         if s.block is None or t is None or s.obj is None or s.dtype is None:
             continue
+        if s.dtype != t.data_type.numpy_dtype:  # in_place then shared_block: the output got the input's type
+            must_fail.append("wrong dtype")
         if s.count * s.dtype.itemsize < t.total_tensor_size_in_bytes:
             must_fail.append("buffer smaller than total_tensor_size_in_bytes")
         if k >= n_in and isinstance(s.obj, np.ndarray) and not s.obj.flags.writeable:

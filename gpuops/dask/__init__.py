@@ -21,7 +21,8 @@ How it maps onto Dask, and nothing more:
   whole-array descriptor does not fit a chunk). The task graph carries only the operator's name and fields (or
   the ``build`` function): small and picklable, never a compiled kernel.
 - Each chunk runs on the backend of its type: ``numpy.ndarray`` chunks on ``Device("numpy")``, ``cupy.ndarray``
-  chunks on ``Device("cupy")``. Compiled operators are cached per process, by backend and descriptor, so a
+  chunks on ``Device("cupy")`` (and the CUDA emulator's arrays on ``Device("emulator")``: the CuPy path, tested
+  without a GPU). Compiled operators are cached per process, by backend and descriptor, so a
   worker compiles each chunk shape once (uneven chunks: a few shapes).
 - The output data type is the one the operator's tables allow for the inputs (as ``GraphBuilder`` picks it),
   or ``output_type=``. Shapes, data types and fields are checked when the Dask array is made, with the
@@ -36,6 +37,7 @@ softmax, log-softmax and mean-variance normalization are those reductions with b
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import operator as _operator
@@ -48,6 +50,7 @@ from descriptors import DataType, GraphDesc, TensorDesc, desc_class
 from descriptors.graph import OperatorNode
 
 from ..graph_builder import GraphBuilder, Value
+from ._runtime import _emulator_ndarray
 from ._runtime import backend_of as _backend_of
 from ._runtime import compiled as _compiled
 from ._runtime import device as _device
@@ -254,6 +257,11 @@ def map_graph(build: Callable[..., Any], *arrays: Any) -> Any:
     results, single = _map(spec, arrays, what, token="gpuops-graph")
     return results[0] if single else tuple(results)
 
+
+# Emulator chunks joinable by Dask in every process that imports gpuops.dask (a worker may only combine). Without
+# dask.array gpuops.dask still imports, and says what is missing when used.
+with contextlib.suppress(ImportError):
+    _emulator_ndarray()
 
 from .normalization import log_softmax, mean_variance_normalization, softmax  # noqa: E402  (they use both)
 from .reductions import argmax, argmin, reduce  # noqa: E402  (the tree reductions; they use nothing above)

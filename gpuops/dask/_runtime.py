@@ -1,6 +1,7 @@
 """Per process: a device per backend, compiled operators and graphs cached per (backend, descriptor), and which
-backend a chunk belongs to. Shared by ``gpuops.dask``'s blockwise maps and its tree reductions, so a worker
-compiles each descriptor once whichever of them asks."""
+backend a chunk belongs to (``numpy.ndarray``: "numpy"; ``cupy.ndarray``: "cupy"; the CUDA emulator's
+``gpuops.emulator.memory.ndarray``: "emulator", the CuPy backend's code path on the CPU). Shared by ``gpuops.dask``'s
+blockwise maps and its tree reductions, so a worker compiles each descriptor once whichever of them asks."""
 
 from __future__ import annotations
 
@@ -14,7 +15,32 @@ from descriptors import GraphDesc
 
 from ..device import CompiledOperator, Device
 
-__all__ = ["backend_of", "compiled", "device"]
+__all__ = ["array_module", "backend_of", "compiled", "device"]
+
+
+@functools.cache
+def _emulator_ndarray() -> type:
+    """The emulator's array type; importing it also teaches Dask to join its chunks (``concatenate_lookup``), as
+    ``dask.array`` does for CuPy, so tree reductions and ``compute()`` work on emulator chunks."""
+    from dask.array.dispatch import concatenate_lookup
+
+    from ..emulator import memory
+
+    concatenate_lookup.register(memory.ndarray, memory.concatenate)
+    return memory.ndarray
+
+
+def array_module(backend: str) -> Any:
+    """The array library of a backend's chunks: NumPy, CuPy, or the emulator's CuPy-like module."""
+    if backend == "cupy":
+        import cupy
+
+        return cupy
+    if backend == "emulator":
+        from ..emulator import memory
+
+        return memory
+    return np
 
 
 @functools.cache
@@ -38,11 +64,17 @@ def backend_of(chunks: Sequence[Any]) -> str:
             kinds.add("numpy")
         elif type(c).__module__.split(".")[0] == "cupy" and type(c).__name__ == "ndarray":
             kinds.add("cupy")
+        elif type(c) is _emulator_ndarray():
+            kinds.add("emulator")
         else:
             raise TypeError(
                 f"gpuops.dask: a chunk is a {type(c).__module__}.{type(c).__name__}; gpuops runs numpy.ndarray "
-                "chunks (backend 'numpy') and cupy.ndarray chunks (backend 'cupy')"
+                "chunks (backend 'numpy'), cupy.ndarray chunks (backend 'cupy') and the CUDA emulator's arrays "
+                "(backend 'emulator')"
             )
     if len(kinds) != 1:
-        raise TypeError("gpuops.dask: one task got both NumPy and CuPy chunks; put the arrays on one side first")
+        raise TypeError(
+            f"gpuops.dask: one task got chunks of several backends ({', '.join(sorted(kinds))}); put the arrays on "
+            "one side first"
+        )
     return kinds.pop()

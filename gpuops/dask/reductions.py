@@ -69,7 +69,7 @@ from descriptors import (
 )
 from gpuops.convenience import call
 
-from ._runtime import backend_of, compiled
+from ._runtime import array_module, backend_of, compiled
 
 __all__ = ["argmax", "argmin", "reduce"]
 
@@ -99,11 +99,7 @@ def _backend_of(a: Any) -> str:
 
 
 def _xp(a: Any) -> Any:
-    if _backend_of(a) == "cupy":
-        import cupy
-
-        return cupy
-    return np
+    return array_module(_backend_of(a))
 
 
 def _run(desc: OperatorDesc, *inputs: Any) -> Any:

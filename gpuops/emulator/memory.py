@@ -28,10 +28,12 @@ __all__ = [
     "expand_dims",
     "ones_like",
     "clip",
+    "concatenate",
     "isnan",
     "may_share_memory",
     "where",
     "shares_memory",
+    "zeros_like",
     "from_numpy",
     "full",
     "ones",
@@ -368,6 +370,54 @@ class ndarray:  # noqa: N801 - CuPy's name
         out._arr[...] = self._arr.astype(dt)
         return out
 
+    # ---- CuPy's operators (Dask's chunk code and gpuops.dask's combine steps use them): computed by NumPy
+    # over the emulated memory, each giving a new emulator array as CuPy's give a new device array.
+
+    def _op(self, fn: Any, other: Any, swap: bool = False) -> ndarray:
+        a, b = self._arr, _operand(other, fn.__name__)
+        return _wrap(np.asarray(fn(b, a) if swap else fn(a, b)))
+
+    def __eq__(self, other: Any) -> ndarray:  # type: ignore[override]
+        return self._op(np.equal, other)
+
+    def __ne__(self, other: Any) -> ndarray:  # type: ignore[override]
+        return self._op(np.not_equal, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Any) -> ndarray:
+        return self._op(np.add, other)
+
+    def __radd__(self, other: Any) -> ndarray:
+        return self._op(np.add, other, swap=True)
+
+    def __sub__(self, other: Any) -> ndarray:
+        return self._op(np.subtract, other)
+
+    def __rsub__(self, other: Any) -> ndarray:
+        return self._op(np.subtract, other, swap=True)
+
+    def __mul__(self, other: Any) -> ndarray:
+        return self._op(np.multiply, other)
+
+    def __rmul__(self, other: Any) -> ndarray:
+        return self._op(np.multiply, other, swap=True)
+
+    def __floordiv__(self, other: Any) -> ndarray:
+        return self._op(np.floor_divide, other)
+
+    def __mod__(self, other: Any) -> ndarray:
+        return self._op(np.remainder, other)
+
+    def __and__(self, other: Any) -> ndarray:
+        return self._op(np.bitwise_and, other)
+
+    def __or__(self, other: Any) -> ndarray:
+        return self._op(np.bitwise_or, other)
+
+    def __neg__(self) -> ndarray:
+        return _wrap(np.negative(self._arr))
+
 
 # ---------------------------------------------------------------------------------------------- creation
 
@@ -503,3 +553,13 @@ def isnan(x: ndarray) -> ndarray:
 def clip(a: ndarray, a_min: Any, a_max: Any) -> ndarray:
     """``cupy.clip``."""
     return _wrap(np.clip(_operand(a, "clip"), _operand(a_min, "clip"), _operand(a_max, "clip")))
+
+
+def zeros_like(a: ndarray, dtype: Any = None) -> ndarray:
+    """``cupy.zeros_like`` (C order)."""
+    return zeros(a.shape, a.dtype if dtype is None else dtype)
+
+
+def concatenate(arrays: Sequence[ndarray], axis: int = 0) -> ndarray:
+    """``cupy.concatenate`` (Dask's ``concatenate_lookup`` calls it to join chunks)."""
+    return _wrap(np.concatenate([_operand(a, "concatenate") for a in arrays], axis=axis))
