@@ -156,6 +156,25 @@ class BindingPlan:
         # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
         self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if host else {array_type})
 
+    def exact_buffers(self) -> tuple[tuple[tuple[np.dtype, tuple[int]], ...], tuple[np.dtype, tuple[int]]] | None:
+        """``(dtype, shape)`` of each input and of the one output for a backend's fast path: a buffer of exactly
+        that dtype and 1-D shape, C-contiguous, meets every size rule here (shape ``(element_count,)`` holds the
+        tensor's ``total_tensor_size_in_bytes``) and is its own flat view. None where no such shape exists (an
+        absent optional tensor, an alignment promise, several outputs, a size DirectML rounds up past the
+        elements, a strided or broadcast tensor): those always take :meth:`check`."""
+        if len(self.outputs) != 1:
+            return None
+        shapes = []
+        for s in (*self.inputs, *self.outputs):
+            t = s.tensor
+            if t is None or s.dtype is None or s.align or s.unread or not t.is_packed:
+                return None
+            n = t.element_count
+            if n * s.dtype.itemsize < s.need:
+                return None
+            shapes.append((s.dtype, (n,)))
+        return tuple(shapes[:-1]), shapes[-1]
+
     def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
         if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):
             raise BindingError(f"{self.op}: {what} must be a list of buffers (got {type(bufs).__name__})")

@@ -56,7 +56,10 @@ class CompiledGraph(CompiledOperator):
         # (kernel or execute, input refs, output refs, is an operator); a constant's ref is its device buffer.
         self._steps: list[tuple[Any, Sequence[Any], Sequence[Ref], bool]] = []
         self._sources: list[str] = []
+        # The compiled operator of each operator step (its ``execute`` may be a plain function, not a method).
+        self._ops: list[CompiledOperator | None] = []
         for step in self.plan.steps:
+            self._ops.append(None)
             if isinstance(step, NodeStep):
                 op: CompiledOperator = device.compile_operator(device.create_operator(step.desc))
                 in_refs = [
@@ -64,6 +67,7 @@ class CompiledGraph(CompiledOperator):
                     for r, t in zip(step.inputs, step.desc.input_tensors, strict=True)
                 ]
                 self._steps.append((op.execute, in_refs, step.outputs, True))
+                self._ops[-1] = op
                 self._sources.append(op.kernel_source)
             elif isinstance(step, FusedReduceStep):
                 before, after = (
@@ -119,7 +123,8 @@ class CompiledGraph(CompiledOperator):
         """Kernels one ``execute`` launches: one per fused group (with the reduction it feeds or follows, on the
         CuPy path; the CPU runs a prologue, its reduction and an epilogue as a pass each), one per other node."""
         return sum(
-            run.__self__.kernel_count if is_op else getattr(run, "kernel_count", 1) for run, _, _, is_op in self._steps
+            op.kernel_count if op is not None else getattr(run, "kernel_count", 1)
+            for op, (run, _, _, _) in zip(self._ops, self._steps, strict=True)
         )
 
     @property
@@ -135,7 +140,10 @@ class CompiledGraph(CompiledOperator):
     def step_paths(self) -> tuple[str, ...]:
         """Each step's launch path, in launch order (``CompiledOperator.launch_path``'s words; a copy of a
         value into a second graph output is a step too)."""
-        return tuple(run.__self__.launch_path if is_op else run.launch_path for run, _, _, is_op in self._steps)
+        return tuple(
+            op.launch_path if op is not None else run.launch_path
+            for op, (run, _, _, _) in zip(self._ops, self._steps, strict=True)
+        )
 
     @property
     def operator_name(self) -> str:

@@ -8,7 +8,7 @@ validates the descriptor at the device's feature level (``IDMLDevice::CreateOper
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from descriptors import (
@@ -220,6 +220,10 @@ class CompiledOperator:
     and the device's backend compiles that :class:`~gpuops.lowering.Lowering` into a kernel
     (``gpuops.backends.base``). Nothing here depends on which backend it is."""
 
+    #: The backend's convenience call for the common case (``numpy_backend.fast_paths``): returns None for
+    #: any call it leaves to ``gpuops.convenience.call``.
+    _fast_call: Callable[[Sequence[Any], Any], Any] | None = None
+
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         self.device = device
         self.operator = operator
@@ -239,6 +243,23 @@ class CompiledOperator:
             backend.name,
             host=backend.binds_host_memory,
         )
+        # A backend's specialised ``execute`` for the common call (``numpy_backend.fast_paths``), which hands
+        # anything else to the general path below; installed on the instance, so a call costs no extra frame.
+        fast = getattr(backend, "fast_paths", None)
+        paths = fast(self._kernel, self.lowering, self._binding, self._general_execute()) if fast else None
+        if paths is not None:
+            self.execute = paths.execute  # type: ignore[method-assign]
+            self._fast_call = paths.call
+
+    def _general_execute(self) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+        """:meth:`execute` as a function of the binding and the kernel only (no reference back to ``self``)."""
+        unwrap, check, kernel = self._backend.unwrap, self._binding.check, self._kernel
+
+        def execute(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+            ins, outs, aliased = check(unwrap(inputs), unwrap(outputs))
+            kernel(ins, outs, aliased)
+
+        return execute
 
     @property
     def desc(self) -> OperatorDesc:
@@ -290,6 +311,11 @@ class CompiledOperator:
         """The convenience call (``gpuops.convenience``): arrays shaped like the tensors (or flat buffers) in,
         outputs allocated with the padding DirectML needs and returned shaped like the output tensors (one bare,
         several as a tuple); ``out=`` to write into arrays of your own. ``execute`` stays the zero-copy path."""
+        fast = self._fast_call
+        if fast is not None:
+            result = fast(inputs, out)
+            if result is not None:
+                return result
         from .convenience import call
 
         return call(self, inputs, out)

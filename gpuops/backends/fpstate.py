@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ignore", "quiet", "restore"]
+__all__ = ["FAST", "ignore", "quiet", "restore"]
 
 _STATE: Any  # NumPy's error-state context variable, or None on another layout
 try:
@@ -22,6 +22,10 @@ try:
     _IGNORE = _umath._make_extobj(all="ignore")
 except (ImportError, AttributeError, TypeError):  # pragma: no cover - another NumPy layout: the public API
     _STATE = None
+
+#: ``(set, reset, ignore state)`` for callers that inline :func:`ignore` / :func:`restore` (``token = set(state)``
+#: ... ``reset(token)``: about 0.1 us less than the two calls); None on another NumPy layout.
+FAST: tuple[Any, Any, Any] | None = (_STATE.set, _STATE.reset, _IGNORE) if _STATE is not None else None
 
 
 def ignore() -> Any:

@@ -26,11 +26,13 @@ from descriptors.schema import Domain, ElementwiseRow, ReductionRow
 
 from .. import config, kernels
 from ..codegen import BIAS, FUSED_PREFIX, SCALE
+from . import fpstate
 from .fpstate import ignore, restore
 from .half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
 from .runs import BufferRun, ElementwiseRun, ReduceRun
 
 if TYPE_CHECKING:
+    from ..binding import BindingPlan
     from ..lowering import FusedLowering, Lowering
 
 __all__ = ["NumpyBackend", "NumpyKernel", "NumpyReduceKernel", "may_overlap", "pointer", "view_maker"]
@@ -629,6 +631,194 @@ def _numba_run(
     return BufferRun(loop, lowering, "numba", layout, "run_rows")
 
 
+Execute = Callable[[Sequence[Any], Sequence[Any]], None]
+Call = Callable[[Sequence[Any], Any], Any]
+
+
+class FastPaths(NamedTuple):
+    """A compiled operator's own ``execute(inputs, outputs)``, and its convenience call ``call(inputs, out)``
+    (None: not this operator), which returns None for any call it leaves to ``gpuops.convenience.call``."""
+
+    execute: Execute
+    call: Call | None
+
+
+def fast_paths(run: Any, lowering: Lowering, plan: BindingPlan, general: Execute) -> FastPaths | None:
+    """A compiled operator's specialised ``execute`` and convenience call for the common case, or None.
+
+    For an operator NumPy runs as one ufunc straight on the bound buffers (``NumpyKernel.direct``: every tensor
+    packed alike, all present, below ``THREAD_MIN`` elements), built once at compile time. The common binding
+    (lists or tuples of the right lengths; exact ``np.ndarray`` buffers with the tensors' own dtype object and
+    1-D shape, C-contiguous, the output writeable; no output sharing memory with an input: distinct arrays that
+    both own their data cannot, else ``np.may_share_memory`` must say no) runs the ufunc under the silenced
+    floating-point state, with none of the general path's lists, views and frames. Anything else, every error
+    included, goes to ``general`` (``binding.BindingPlan.check`` and the kernel), which decides as before.
+    At 1000 float32 elements on a 2-vCPU VM ``execute`` went from 4.3 to about 1.4 us (np.add(out=) alone
+    ~0.55 us) and ``compiled(a, b, out=c)`` from 19 to about 1.6 us.
+    """
+    kernel = getattr(run, "kernel", None)
+    exact = plan.exact_buffers()
+    if (
+        type(run) is not ElementwiseRun
+        or type(kernel) is not NumpyKernel
+        or not kernel.direct
+        or kernel.bits
+        or kernel.slots is not None
+        or not lowering.flat
+        or exact is None
+        or fpstate.FAST is None
+        or plan.array_type is not np.ndarray
+    ):
+        return None
+    ins, (do, so) = exact
+    if so[0] >= THREAD_MIN or tuple(k for k, _ in run.in_views) != tuple(range(len(ins))):
+        return None
+    params = run.prepared.params
+    impl = kernel.impl
+    # A plain ufunc takes the output positionally: no keyword dictionary per call.
+    plain = isinstance(impl, np.ufunc) and not params
+    ufunc: Callable[..., Any] = impl if plain else lambda *xs: impl(*xs[:-1], out=xs[-1], **params)
+    set_state, reset_state, quiet = fpstate.FAST
+    nd = np.ndarray
+    overlap = np.may_share_memory
+    # The convenience call's arrays: shaped like the tensors (their sizes), or the flat buffer itself.
+    sizes = tuple(lowering.output.sizes)
+    one_d = sizes == so
+    if len(ins) == 2:
+        (da, sa), (db, sb) = ins
+
+        def execute2(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+            ti, to = type(inputs), type(outputs)
+            if (ti is list or ti is tuple) and (to is list or to is tuple) and len(inputs) == 2 and len(outputs) == 1:
+                a, b = inputs
+                o = outputs[0]
+                if (
+                    type(a) is nd
+                    and type(b) is nd
+                    and type(o) is nd
+                    and a.dtype is da
+                    and b.dtype is db
+                    and o.dtype is do
+                    and a.shape == sa
+                    and b.shape == sb
+                    and o.shape == so
+                ):
+                    fa, fb, fo = a.flags, b.flags, o.flags
+                    if fa.c_contiguous and fb.c_contiguous and fo.c_contiguous and fo.writeable:
+                        if fo.owndata and fa.owndata and fb.owndata:
+                            disjoint = o is not a and o is not b
+                        else:
+                            disjoint = not overlap(o, a) and not overlap(o, b)
+                        if disjoint:
+                            token = set_state(quiet)
+                            try:
+                                ufunc(a, b, o)
+                            finally:
+                                reset_state(token)
+                            return
+            general(inputs, outputs)
+
+        def call2(inputs: Sequence[Any], out: Any) -> Any:
+            if len(inputs) != 2:
+                return None
+            a, b = inputs
+            if (
+                type(a) is not nd
+                or type(b) is not nd
+                or a.dtype is not da
+                or b.dtype is not db
+                or a.shape != sizes
+                or b.shape != sizes
+            ):
+                return None
+            fa, fb = a.flags, b.flags
+            if not fa.c_contiguous or not fb.c_contiguous:
+                return None
+            if out is None:
+                o = np.empty(so, do)  # every element is written (no padding): disjoint from every input
+            elif type(out) is nd and out.dtype is do and out.shape == sizes:
+                fo = out.flags
+                if not fo.c_contiguous or not fo.writeable:
+                    return None
+                if fo.owndata and fa.owndata and fb.owndata:
+                    if out is a or out is b:
+                        return None
+                elif overlap(out, a) or overlap(out, b):
+                    return None
+                o = out
+            else:
+                return None
+            token = set_state(quiet)
+            try:
+                if one_d:
+                    ufunc(a, b, o)
+                else:  # the same memory as each array's flat view (all are C-contiguous)
+                    ufunc(a.reshape(so), b.reshape(so), o.reshape(so))
+            finally:
+                reset_state(token)
+            return o if one_d or out is not None else o.reshape(sizes)
+
+        return FastPaths(execute2, call2)
+    if len(ins) == 1:
+        ((da, sa),) = ins
+
+        def execute1(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+            ti, to = type(inputs), type(outputs)
+            if (ti is list or ti is tuple) and (to is list or to is tuple) and len(inputs) == 1 and len(outputs) == 1:
+                a = inputs[0]
+                o = outputs[0]
+                if (
+                    type(a) is nd
+                    and type(o) is nd
+                    and a.dtype is da
+                    and o.dtype is do
+                    and a.shape == sa
+                    and o.shape == so
+                ):
+                    fa, fo = a.flags, o.flags
+                    if (
+                        fa.c_contiguous
+                        and fo.c_contiguous
+                        and fo.writeable
+                        and ((o is not a) if fo.owndata and fa.owndata else not overlap(o, a))
+                    ):
+                        token = set_state(quiet)
+                        try:
+                            ufunc(a, o)
+                        finally:
+                            reset_state(token)
+                        return
+            general(inputs, outputs)
+
+        return FastPaths(execute1, None)
+    n = len(ins)
+
+    def execute_n(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        ti, to = type(inputs), type(outputs)
+        if (ti is list or ti is tuple) and (to is list or to is tuple) and len(inputs) == n and len(outputs) == 1:
+            o = outputs[0]
+            if type(o) is nd and o.dtype is do and o.shape == so:
+                fo = o.flags
+                if fo.c_contiguous and fo.writeable:
+                    owned = fo.owndata
+                    for (d, sh), x in zip(ins, inputs):  # noqa: B905 - lengths checked above
+                        if type(x) is not nd or x.dtype is not d or x.shape != sh:
+                            break
+                        fx = x.flags
+                        if not fx.c_contiguous or (x is o if owned and fx.owndata else overlap(o, x)):
+                            break
+                    else:
+                        token = set_state(quiet)
+                        try:
+                            ufunc(*inputs, o)
+                        finally:
+                            reset_state(token)
+                        return
+        general(inputs, outputs)
+
+    return FastPaths(execute_n, None)
+
+
 class NumpyBackend:
     """The CPU backend: NumPy ufuncs, with numba's compiled loops where the ``jit`` extra is installed."""
 
@@ -718,6 +908,7 @@ class NumpyBackend:
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
+    fast_paths = staticmethod(fast_paths)
 
     @staticmethod
     def unwrap(buffers: Sequence[Any]) -> Sequence[Any]:
