@@ -62,12 +62,14 @@ float32 exponent and 2**22 random float32 patterns.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
@@ -84,6 +86,31 @@ __all__ = [
 _I16 = ir.IntType(16)
 _I32 = ir.IntType(32)
 _F32 = ir.FloatType()
+_HALF = ir.HalfType()
+
+
+def _target_has_f16c() -> bool:
+    """Whether numba compiles for an x86 CPU with F16C (and SSE4.1, for ``roundps``): the features numba's JIT
+    gives LLVM, ``NUMBA_CPU_FEATURES`` where set, else the host's."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    from numba.core import config as numba_config
+
+    features = numba_config.CPU_FEATURES
+    if features is None:
+        try:
+            from llvmlite import binding
+
+            host = binding.get_host_cpu_features()
+        except RuntimeError:
+            return False
+        return bool(host.get("f16c")) and bool(host.get("sse4.1"))
+    given = set(features.split(","))
+    return "+f16c" in given and "+sse4.1" in given
+
+
+F16C: bool = _target_has_f16c()
+"""Whether ``f16_to_f32`` / ``f32_to_f16`` (and the array loops) are the F16C path; else the integer path."""
 
 
 def _k(value: int) -> ir.Constant:
@@ -144,6 +171,44 @@ def _emit_f32_to_f16(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return b.trunc(b.or_(h, sign), _I16)
 
 
+# The F16C path. Same results as the integer emitters above, for every input and every MXCSR state.
+
+
+def _emit_f16_to_f32_f16c(b: ir.IRBuilder, h16: ir.Value) -> ir.Value:
+    # fpext half -> float: vcvtph2ps, exact (it ignores DAZ and the rounding mode, measured). It would quiet a
+    # signalling NaN (0x7C01-0x7DFF), which NumPy keeps signalling, and raise the invalid flag: such a NaN is
+    # converted with its quiet bit set, and the xor clears float32's quiet bit again.
+    mag = b.and_(b.zext(h16, _I32), _k(0x7FFF))
+    quieted = b.select(b.icmp_unsigned("<", b.sub(mag, _k(0x7C01)), _k(0x1FF)), _k(0x200), _k(0))
+    h = b.or_(h16, b.trunc(quieted, _I16))
+    bits = b.bitcast(b.fpext(b.bitcast(h, _HALF), _F32), _I32)
+    return b.bitcast(b.xor(bits, b.shl(quieted, _k(13))), _F32)
+
+
+def _emit_f32_to_f16_f16c(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    # Not fptrunc: LLVM lowers it to vcvtps2ph with immediate 4, "round as MXCSR says", so a caller's
+    # round-toward-zero (or up, or down) would change the result. Instead: normal results by the integer
+    # rounding of _emit_f32_to_f16; subnormal ones as roundeven(|x| * 2**24), which is the float16 pattern
+    # (the multiply by a power of two is exact, roundeven is vroundps with immediate 8: to nearest even whatever
+    # MXCSR says, and the float -> int conversion of the integral result is exact; 2**-14 rounds up to 0x400).
+    bits = b.bitcast(x, _I32)
+    sign = b.and_(b.lshr(bits, _k(16)), _k(0x8000))
+    a = b.and_(bits, _k(0x7FFFFFFF))
+    lsb = b.and_(b.lshr(a, _k(13)), _k(1))
+    rebiased = b.sub(a, _k(112 << 23))  # wraps for subnormal results, which take the other branch
+    normal = _umin(b, b.lshr(b.add(b.add(rebiased, _k(0xFFF)), lsb), _k(13)), _k(0x7C00))  # overflow, inf -> inf
+    small = b.icmp_signed("<", a, _k(0x38800000))  # |x| < 2**-14
+    # Only 2**-25 < |x| < 2**-14 goes through the multiply, the rest as 0 (their result is 0, or not this one):
+    # no overflow, no NaN and no subnormal operand, so no floating-point flag.
+    useful = b.icmp_unsigned("<", b.sub(a, _k(0x33000001)), _k(0x38800000 - 0x33000001))
+    scaled = b.fmul(b.bitcast(b.select(useful, a, _k(0)), _F32), ir.Constant(_F32, 2.0**24))
+    roundeven = cgutils.get_or_insert_function(b.module, ir.FunctionType(_F32, [_F32]), "llvm.roundeven.f32")
+    h = b.select(small, b.fptosi(b.call(roundeven, [scaled]), _I32), normal)
+    nan = b.or_(_umax(b, b.and_(b.lshr(a, _k(13)), _k(0x3FF)), _k(1)), _k(0x7C00))
+    h = b.select(b.icmp_signed(">", a, _k(0x7F800000)), nan, h)
+    return b.trunc(b.or_(h, sign), _I16)
+
+
 def _emit_bf16_to_f32(b: ir.IRBuilder, h16: ir.Value) -> ir.Value:
     return b.bitcast(b.shl(b.zext(h16, _I32), _k(16)), _F32)
 
@@ -192,9 +257,13 @@ def _to_bits_intrinsic(emit: Callable[[ir.IRBuilder, ir.Value], ir.Value]) -> An
     return intrinsic(typer)
 
 
-_f16_to_f32 = _from_bits_intrinsic(_emit_f16_to_f32)
+_f16_to_f32_integer = _from_bits_intrinsic(_emit_f16_to_f32)
+_f32_to_f16_integer = _to_bits_intrinsic(_emit_f32_to_f16)
+_f16_to_f32_f16c = _from_bits_intrinsic(_emit_f16_to_f32_f16c)
+_f32_to_f16_f16c = _to_bits_intrinsic(_emit_f32_to_f16_f16c)
+_f16_to_f32 = _f16_to_f32_f16c if F16C else _f16_to_f32_integer
+_f32_to_f16 = _f32_to_f16_f16c if F16C else _f32_to_f16_integer
 _bf16_to_f32 = _from_bits_intrinsic(_emit_bf16_to_f32)
-_f32_to_f16 = _to_bits_intrinsic(_emit_f32_to_f16)
 _f32_to_bf16 = _to_bits_intrinsic(_emit_f32_to_bf16)
 
 _SCALAR: dict[str, Any] = {"nogil": True, "inline": "always"}
@@ -210,6 +279,34 @@ def f16_to_f32(h):  # type: ignore[no-untyped-def]
 def f32_to_f16(x):  # type: ignore[no-untyped-def]
     """float32 -> uint16 bits of float16, as NumPy casts (round to nearest even, NaN payload kept)."""
     return _f32_to_f16(x)
+
+
+# Both float16 paths by name, whatever F16C says, so that the tests compare them (the F16C ones only where
+# F16C is: elsewhere LLVM would need a runtime library call for half).
+
+
+@njit(**_SCALAR)
+def f16_to_f32_integer(h):  # type: ignore[no-untyped-def]
+    """``f16_to_f32`` by the integer path."""
+    return _f16_to_f32_integer(h)
+
+
+@njit(**_SCALAR)
+def f32_to_f16_integer(x):  # type: ignore[no-untyped-def]
+    """``f32_to_f16`` by the integer path."""
+    return _f32_to_f16_integer(x)
+
+
+@njit(**_SCALAR)
+def f16_to_f32_f16c(h):  # type: ignore[no-untyped-def]
+    """``f16_to_f32`` by the F16C path (x86 with F16C only)."""
+    return _f16_to_f32_f16c(h)
+
+
+@njit(**_SCALAR)
+def f32_to_f16_f16c(x):  # type: ignore[no-untyped-def]
+    """``f32_to_f16`` by the F16C path (x86 with F16C only)."""
+    return _f32_to_f16_f16c(x)
 
 
 @njit(**_SCALAR)
@@ -254,7 +351,8 @@ def f32_to_bf16_array(src: np.ndarray, out: np.ndarray) -> None:
 
 
 def _bench(repeats: int = 200) -> None:
-    """Print ns/element (best and median) of the array kernels against NumPy's and ml_dtypes' casts."""
+    """Print ns/element (best and median) of the array kernels against NumPy's and ml_dtypes' casts, and of
+    the float16 ones by both paths (interleaved: every repeat times each variant once)."""
     import time
     from functools import partial
 
@@ -267,6 +365,9 @@ def _bench(repeats: int = 200) -> None:
     def cast(out: np.ndarray, src: np.ndarray) -> Callable[[], None]:
         return partial(np.copyto, out, src, casting="unsafe")
 
+    def loop(convert: Any, src: np.ndarray, out: np.ndarray) -> Callable[[], None]:
+        return partial(_convert_array, convert, src, out)
+
     for n in (1 << 16, 1 << 22):
         reps = repeats if n <= 1 << 16 else max(repeats // 5, 5)
         x = (rng.standard_normal(n) * 100).astype(np.float32)
@@ -274,28 +375,40 @@ def _bench(repeats: int = 200) -> None:
         bh = x.astype(bf16).view(np.uint16)
         o32 = np.empty(n, np.float32)
         o16 = np.empty(n, np.uint16)
-        rows: list[tuple[str, Callable[[], None], Callable[[], None]]] = [
-            ("float16 -> float32", partial(f16_to_f32_array, h, o32), cast(o32, h.view(np.float16))),
-            ("float32 -> float16", partial(f32_to_f16_array, x, o16), cast(o16.view(np.float16), x)),
-            ("bfloat16 -> float32", partial(bf16_to_f32_array, bh, o32), cast(o32, bh.view(bf16))),
-            ("float32 -> bfloat16", partial(f32_to_bf16_array, x, o16), cast(o16.view(bf16), x)),
+        h2f = [loop(f16_to_f32_integer, h, o32), cast(o32, h.view(np.float16))]
+        f2h = [loop(f32_to_f16_integer, x, o16), cast(o16.view(np.float16), x)]
+        if F16C:
+            h2f.insert(0, loop(f16_to_f32_f16c, h, o32))
+            f2h.insert(0, loop(f32_to_f16_f16c, x, o16))
+        rows = [
+            ("float16 -> float32", h2f),
+            ("float32 -> float16", f2h),
+            ("bfloat16 -> float32", [loop(bf16_to_f32, bh, o32), cast(o32, bh.view(bf16))]),
+            ("float32 -> bfloat16", [loop(f32_to_bf16, x, o16), cast(o16.view(bf16), x)]),
         ]
-        print(f"{n} elements, ns/element, best / median of {reps}:   numba     |  np.copyto")
-        for name, *fns in rows:
-            stats = []
-            for fn in fns:
-                fn()
-                ts = []
-                for _ in range(reps):
+        times: dict[tuple[int, int], list[float]] = {}
+        for fn in (fn for _, fns in rows for fn in fns):
+            fn()
+        for _ in range(reps):
+            for r, (_, fns) in enumerate(rows):
+                for c, fn in enumerate(fns):
                     t = time.perf_counter()
                     fn()
-                    ts.append(time.perf_counter() - t)
-                stats.append(f"{min(ts) / n * 1e9:5.3f} / {float(np.median(ts)) / n * 1e9:5.3f}")
-            print(f"  {name:20s} {stats[0]}  |  {stats[1]}")
+                    times.setdefault((r, c), []).append(time.perf_counter() - t)
+        print(f"{n} elements, ns/element, best / median of {reps}:   F16C path  |  integer path |  np.copyto")
+        for r, (name, fns) in enumerate(rows):
+            stats = [
+                f"{min(ts) / n * 1e9:5.3f} / {float(np.median(ts)) / n * 1e9:5.3f}"
+                for ts in (times[r, c] for c in range(len(fns)))
+            ]
+            if len(fns) == 2:
+                stats.insert(0 if name.startswith("b") else 1, " " * len(stats[0]))
+            print(f"  {name:20s} {'  |  '.join(stats)}")
 
 
-def _exhaustive(block: int = 1 << 24) -> None:
-    """Compare float32 -> float16 / bfloat16 with np.copyto over all 2**32 patterns; print the mismatch counts."""
+def _exhaustive(path: str, block: int = 1 << 24) -> None:
+    """Compare float32 -> float16 (by ``path``: "f16c" or "integer") and float32 -> bfloat16 with np.copyto over
+    all 2**32 patterns; print the mismatch counts."""
     import os
     import time
     from concurrent.futures import ThreadPoolExecutor
@@ -304,6 +417,7 @@ def _exhaustive(block: int = 1 << 24) -> None:
     import numpy as np
 
     bf16 = np.dtype(ml_dtypes.bfloat16)
+    to_f16 = {"f16c": f32_to_f16_f16c, "integer": f32_to_f16_integer}[path]
     start = time.perf_counter()
 
     def part(k: int) -> tuple[int, int]:
@@ -311,7 +425,7 @@ def _exhaustive(block: int = 1 << 24) -> None:
         got = np.empty(block, np.uint16)
         want = np.empty(block, np.uint16)
         with np.errstate(all="ignore"):
-            f32_to_f16_array(x, got)
+            _convert_array(to_f16, x, got)
             np.copyto(want.view(np.float16), x, casting="unsafe")
             bad16 = int(np.count_nonzero(got != want))
             f32_to_bf16_array(x, got)
@@ -322,11 +436,14 @@ def _exhaustive(block: int = 1 << 24) -> None:
         counts = list(pool.map(part, range((1 << 32) // block)))
     bad16 = sum(c[0] for c in counts)
     badb = sum(c[1] for c in counts)
-    print(f"all 2**32 float32 patterns: float16 mismatches {bad16}, bfloat16 mismatches {badb}", end="")
+    print(f"all 2**32 float32 patterns: float16 ({path}) mismatches {bad16}, bfloat16 mismatches {badb}", end="")
     print(f" ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":
     import sys
 
-    _exhaustive() if sys.argv[1:] == ["exhaustive"] else _bench()
+    if sys.argv[1:2] == ["exhaustive"]:  # exhaustive [f16c | integer]: the default path unless named
+        _exhaustive(sys.argv[2] if sys.argv[2:] else "f16c" if F16C else "integer")
+    else:
+        _bench()
