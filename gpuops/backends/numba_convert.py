@@ -11,6 +11,13 @@ from Python:
 and ``f16_to_f32_array(src_u16, out_f32)``, ``f32_to_f16_array(src_f32, out_u16)``, ``bf16_to_f32_array``,
 ``f32_to_bf16_array``: 1-D loops over the scalars (any strides, ValueError on a length mismatch), ``nogil``.
 
+float16 has two paths with the same results: ``F16C`` (True where numba compiles for x86 with F16C and SSE4.1:
+``NUMBA_CPU_FEATURES`` where set, else the host's features) makes ``f16_to_f32`` / ``f32_to_f16`` and their
+array loops the F16C path, else the integer path. Both are there by name for the tests and the benchmark:
+``f16_to_f32_integer``, ``f32_to_f16_integer``, ``f16_to_f32_f16c``, ``f32_to_f16_f16c`` (the F16C ones only
+where ``F16C``: elsewhere LLVM would call a runtime library for half). Nothing else selects the path; numba's
+disk cache keys compiled code by the CPU name and features, so a cache never crosses from one path to the other.
+
 Rules (``mag`` = the bits without the sign, which is always carried over):
   float16 -> float32, NumPy's ``npy_halfbits_to_floatbits``: normal ``(mag << 13) + (112 << 23)``; exponent 31
   ``sign | 0x7F800000 | mantissa << 13`` (payload, sign and signalling bit kept); subnormal ``mag * 2**-24``.
@@ -24,40 +31,63 @@ Rules (``mag`` = the bits without the sign, which is always carried over):
   (round to nearest even, float32 subnormals kept, overflow to inf by the carry); every NaN becomes
   ``sign | 0x7FC0``: ml_dtypes drops the payload and the signalling state but keeps the sign.
 
-Code: each conversion is one numba ``intrinsic`` that emits straight-line 32-bit LLVM IR (``bitcast`` between
-float and i32, i32 integer ops, ``select``; no branches, no calls), so a loop over it vectorizes 8 lanes per
-AVX2 register (the float16 -> float32 loop is 19 instructions per 8 elements). The same code as numba Python
-was 2.2x / 2.4x slower (0.62 / 0.89 ns/element): numba widens uint32 arithmetic to 64 bits, 4 lanes per register.
-No floating-point arithmetic: the only float instruction is the int -> float conversion of a float16
-subnormal's mantissa (< 2**10, exact; a count-leading-zeros). So results do not depend on the caller's
-``fastmath`` / ``error_model``, on the MXCSR rounding mode, or on denormals-are-zero / flush-to-zero
-(``tests/test_numba_convert.py`` runs the conversions with DAZ, FTZ and round-toward-zero set), and no
-floating-point flag is raised. ``inline="always"`` (numba-IR inlining) measured the same as plain ``@njit``
-(LLVM inlined that too); it is kept so that inlining does not rest on LLVM's heuristics.
+Code: each conversion is one numba ``intrinsic`` that emits straight-line LLVM IR (no branches; no calls but LLVM
+intrinsics that are one instruction), so a loop over it vectorizes (8 lanes per AVX2 register, 16 per AVX-512).
+``inline="always"`` (numba-IR inlining) measured the same as plain ``@njit`` (LLVM inlined that too); it is kept
+so that inlining does not rest on LLVM's heuristics.
+  Integer path (and bfloat16): ``bitcast`` between float and i32, i32 integer ops, ``select`` (the float16 ->
+  float32 loop was 19 instructions per 8 elements on AVX2). The same code as numba Python was 2.2x / 2.4x slower
+  (0.62 / 0.89 ns/element, Zen 3): numba widens uint32 arithmetic to 64 bits. The only float instruction is the
+  int -> float conversion of a float16 subnormal's mantissa (< 2**10, exact; a count-leading-zeros).
+  F16C path, float16 -> float32: ``fpext half`` (vcvtph2ps: exact, whatever MXCSR says, DAZ included), then an
+  xor clears float32's quiet bit for a signalling NaN (0x7C01-0x7DFF), which vcvtph2ps quiets and NumPy does not.
+  F16C path, float32 -> float16: not LLVM's ``fptrunc``, which becomes vcvtps2ph with immediate 4, "round as MXCSR
+  says": with round toward zero set in the calling thread, 1.59 million of 3.1 million test patterns came out
+  different (from about 0.27 ns/element against this path's 0.34 in the float16 add below). Normal results take
+  the integer path's rounding; subnormal ones are ``llvm.roundeven(|x| * 2**24)`` converted to int, which is
+  the float16 pattern (|x| clamped to 2**-14 first; 2**-14 itself rounds to 0x0400, the smallest normal): the
+  multiply by 2**24 is exact, roundeven is vroundps / vrndscaleps with immediate 8 (to nearest even whatever
+  MXCSR says, no precision flag), and the conversion of the integral result to int is exact.
+So results do not depend on the caller's ``fastmath`` / ``error_model``, on the MXCSR rounding mode, or on
+denormals-are-zero / flush-to-zero: ``tests/test_numba_convert.py`` runs both paths with DAZ + FTZ + round
+toward zero, round down, round up, and DAZ + FTZ + round up set. Floating-point status flags (sticky, masked;
+they change no result, and NumPy clears them before its own checks): the integer path raises none; the F16C
+path may raise invalid (vcvtph2ps on a signalling NaN) and denormal (a float32 subnormal times 2**24, when DAZ
+is off), nothing else; the test checks that too. (Raising neither, by quieting the NaN before vcvtph2ps and
+keeping subnormals out of the multiply, made the float16 add below 1.2-1.5x slower, 0.46-0.57 against 0.38
+ns/element in one run, depending on how.)
 
-Speed, ``python -m gpuops.backends.numba_convert`` (AMD EPYC Zen 3, 2 vCPUs, AVX2; numba 0.68.1, NumPy 2.4.6,
-ml_dtypes 0.6.0; contiguous arrays; float32 source N(0, 100**2), so NumPy's ~80 ns/element overflow path is
-not hit; ns/element, best / median; the machine is shared and noisy, medians vary by up to 2x between runs):
-  65536 elements, ns/element, best / median of 200:   numba     |  np.copyto
-    float16 -> float32   0.329 / 0.357  |  2.723 / 3.182
-    float32 -> float16   0.412 / 0.464  |  3.120 / 5.923
-    bfloat16 -> float32  0.090 / 0.122  |  0.139 / 0.169
-    float32 -> bfloat16  0.145 / 0.163  |  0.482 / 0.486
-  4194304 elements, ns/element, best / median of 40:   numba     |  np.copyto
-    float16 -> float32   0.319 / 0.388  |  1.889 / 2.731
-    float32 -> float16   0.417 / 0.493  |  3.165 / 5.621
-    bfloat16 -> float32  0.252 / 0.304  |  0.230 / 0.305
-    float32 -> bfloat16  0.332 / 0.365  |  0.595 / 0.648
-(np.copyto: NumPy's cast for float16, ml_dtypes' for bfloat16.) On a quieter run: float16 -> float32 0.27 vs 1.87,
-float32 -> float16 0.37 vs 3.10 at 64 Ki. So 6-9x NumPy's float16 casts and 1.8-3.3x ml_dtypes' float32 -> bfloat16;
-bfloat16 -> float32 ties (both memory-bound at 4 Mi).
-Fused in a caller kernel (float16 ``a + b`` through float32: two loads converted, one add, one store
-converted): 1.14 ns/element at 64 Ki, NumPy's float16 ``np.add`` 8.9 in the same run.
+Speed, ``python -m gpuops.backends.numba_convert`` (AMD EPYC, Zen 4 (LLVM: znver4), 2 vCPUs shared, AVX-512;
+numba 0.68.1, NumPy 2.4.6, ml_dtypes 0.6.0; each numba column a loop compiled over one scalar; contiguous
+arrays; float32 source N(0, 100**2), so NumPy's ~80 ns/element overflow path is not hit; ns/element, best /
+median, all variants interleaved in one process; medians vary by 10-20% between runs):
+  65536 elements, ns/element, best / median of 200:  F16C path    |  integer path |  NumPy / ml_dtypes
+    float16 -> float32   0.070 / 0.084  |  0.106 / 0.114  |  1.369 / 1.376
+    float32 -> float16   0.205 / 0.215  |  0.260 / 0.267  |  2.451 / 2.456
+    bfloat16 -> float32                 |  0.077 / 0.107  |  0.088 / 0.096
+    float32 -> bfloat16                 |  0.102 / 0.107  |  0.420 / 0.425
+    float16 a + b        0.338 / 0.348  |  0.544 / 0.550  |  5.315 / 5.453
+  4194304 elements, ns/element, best / median of 40:  F16C path    |  integer path |  NumPy / ml_dtypes
+    float16 -> float32   0.184 / 0.209  |  0.158 / 0.187  |  1.634 / 1.665
+    float32 -> float16   0.220 / 0.239  |  0.261 / 0.273  |  2.492 / 2.532
+    bfloat16 -> float32                 |  0.180 / 0.214  |  0.166 / 0.201
+    float32 -> bfloat16                 |  0.193 / 0.220  |  0.407 / 0.422
+    float16 a + b        0.337 / 0.353  |  0.543 / 0.563  |  5.462 / 5.547
+(The array functions above pass the scalar to ``_convert_array`` as an argument: about 5 us more per call,
+0.08 ns/element at 64 Ki.) So at 64 Ki the F16C path is 1.35x / 1.25x the integer path (float16 -> float32 /
+float32 -> float16) and 16x / 11x NumPy's float16 casts; at 4 Mi the conversions are memory-bound and the paths
+are within 15% of each other (either way, run to run). Fused (float16 ``a + b`` through float32, as the
+compiled tier's loops do it: two loads converted, one add, one store converted): the F16C path is 1.6x the
+integer path and about 16x NumPy's float16 ``np.add``.
+bfloat16 -> float32 ties with ml_dtypes; float32 -> bfloat16 is 2-4x ml_dtypes.
 
-Exactness: ``python -m gpuops.backends.numba_convert exhaustive`` compares both float32 -> 16-bit kernels with
-``np.copyto`` for all 2**32 float32 patterns (blocks of 2**24): 0 mismatches for float16 and 0 for bfloat16
-(261 s). The tests cover all 65536 16-bit patterns for both widenings, the rounding boundaries at every
-float32 exponent and 2**22 random float32 patterns.
+Exactness: ``python -m gpuops.backends.numba_convert exhaustive [f16c | integer]`` compares float32 -> float16
+(the default path unless named) and float32 -> bfloat16 with ``np.copyto`` for all 2**32 float32 patterns
+(blocks of 2**24): F16C path 0 float16 mismatches and 0 for bfloat16 (239 s, Zen 4); integer path 0 and 0
+(261 s, Zen 3). The tests cover all 65536 16-bit patterns for both widenings (both paths), the rounding
+boundaries at every float32 exponent and 2**22 random float32 patterns, and for both float16 paths float32
+patterns in 2**-26 .. 2**-14 at every multiple of 2**12 (low bits 0, 1, 0x7FF, 0x800, 0x801, 0xFFF) plus 2**20
+random ones there.
 """
 
 from __future__ import annotations
@@ -96,7 +126,7 @@ def _target_has_f16c() -> bool:
         return False
     from numba.core import config as numba_config
 
-    features = numba_config.CPU_FEATURES
+    features = getattr(numba_config, "CPU_FEATURES", None)  # NUMBA_CPU_FEATURES
     if features is None:
         try:
             from llvmlite import binding
@@ -403,7 +433,8 @@ def _bench(repeats: int = 200) -> None:
         o32 = np.empty(n, np.float32)
         o16 = np.empty(n, np.float16)
         u16 = o16.view(np.uint16)
-        rows = [  # (name, the numba variants, F16C path first where there is one; the NumPy one)
+        rows: list[tuple[str, list[Callable[[], Any]], Callable[[], Any]]] = [
+            # (name, the numba variants, F16C path first where there is one; the NumPy one)
             ("float16 -> float32", [partial(f, h.view(np.uint16), o32) for f in h2f], cast(o32, h)),
             ("float32 -> float16", [partial(f, x, u16) for f in f2h], cast(o16, x)),
             ("bfloat16 -> float32", [partial(bf2f, bh.view(np.uint16), o32)], cast(o32, bh)),
