@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import re
 
 import ml_dtypes
 import numpy as np
@@ -106,11 +107,16 @@ def test_f32_to_f16_by_path(path: str, f32_patterns: np.ndarray) -> None:
 
 
 def test_default_path() -> None:
-    """The default scalars are the F16C path where numba compiles for F16C; their loop then uses vcvtph2ps."""
-    got = np.empty(4, np.float32)
-    nc.f16_to_f32_array(ALL16[:4], got)
-    asm = "".join(nc._convert_array.inspect_asm().values())
-    assert ("vcvtph2ps" in asm) == nc.F16C
+    """The default scalars are the F16C path where numba compiles for F16C: their loops then use vcvtph2ps and
+    roundps / rndscaleps with immediate 8 (and not vcvtps2ph, which would round as MXCSR says)."""
+    to_f32, to_f16 = nc._loop(nc.f16_to_f32), nc._loop(nc.f32_to_f16)
+    to_f32(ALL16[:4], np.empty(4, np.float32))
+    to_f16(np.zeros(4, np.float32), np.empty(4, np.uint16))
+    asm32 = "".join(to_f32.inspect_asm().values())
+    asm16 = "".join(to_f16.inspect_asm().values())
+    assert ("vcvtph2ps" in asm32) == nc.F16C
+    assert bool(re.search(r"v(round|rndscale)ps\s+\$8,", asm16)) == nc.F16C
+    assert "cvtps2ph" not in asm16
 
 
 def test_bf16_to_f32_all_patterns() -> None:
