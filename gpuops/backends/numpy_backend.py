@@ -384,11 +384,12 @@ class NumpyKernel:
 
 
 # A reduction is shared among threads (NumpyReduceKernel.reduce) from REDUCE_THREAD_MIN input elements on where
-# it is one ufunc reduction straight into the output (memory-bound: the 2-thread split of a float32 SUM over rows
-# of 1024 was 0.75-0.96x at 2^20 elements, 1.16-1.27x at 2^21, 1.4-1.5x at 2^23 on the 2-vCPU VM), and from
-# REDUCE_THREAD_MIN_CAST on for every other form (a cast to the accumulator, temporaries, several passes: the
-# float16 SUM was 1.06x at 2^18, 1.26-1.38x at 2^19-2^20, 1.6x at 2^23); a pool round trip costs ~50-80 us there.
-# Blocks of about REDUCE_BLOCK input elements (32 blocks at 2^23 were 1.47x where 2 were 1.38x).
+# NumPy reads the input in its own type (memory-bound: the 2-thread split of a float32 SUM over rows of 1024 was
+# 0.75-0.96x at 2^20 elements, 1.16-1.27x at 2^21, 1.4-1.5x at 2^23 on the 2-vCPU VM; float32 ARGMAX and AVERAGE
+# lost at 2^19-2^20 too), and from REDUCE_THREAD_MIN_CAST on where it is cast to a wider accumulator (float16 and
+# bfloat16 to float32, most integer forms to 64 bits: compute-bound; the float16 SUM was 1.06x at 2^18,
+# 1.26-1.38x at 2^19-2^20, 1.6x at 2^23). A pool round trip costs ~50-80 us there. Blocks of about REDUCE_BLOCK
+# input elements (32 blocks at 2^23 were 1.47x where 2 were 1.38x).
 REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
 REDUCE_BLOCK = 1 << 18
@@ -450,19 +451,26 @@ class NumpyReduceKernel:
             acc = shortcut.accumulator(self.compute)
             if acc == dtypes[row.output_fields[0].name].numpy_dtype:
                 self.into = (shortcut.ufunc, acc)
+        # Threads from REDUCE_THREAD_MIN elements on where NumPy reads the input in its own type (float32,
+        # float64, 64-bit integers, or a ufunc reducing in the input's type), else from REDUCE_THREAD_MIN_CAST.
+        stored = dtypes[row.input_fields[0].name].numpy_dtype
+        light = (stored.kind == "f" and stored.itemsize >= 4) or stored.itemsize == 8
+        light = light or (self.into is not None and self.into[1] == stored)
+        self.cast = not light
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).
 
-        From REDUCE_THREAD_MIN (one ufunc into the output) or REDUCE_THREAD_MIN_CAST (any other form) input
-        elements on, blocks of the output's index space (slices of one kept axis, :func:`_reduce_blocks`) are
-        shared among the pool's threads (:func:`_parallel`), each block reduced by the same NumPy calls on
-        sub-views of ``x`` and ``out``: every output element is computed as the one-thread call computes it, so
-        the bits are the same (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
+        From REDUCE_THREAD_MIN (input read in its own type) or REDUCE_THREAD_MIN_CAST (cast to a wider
+        accumulator: float16, bfloat16, most integer forms) input elements on, blocks of the output's index
+        space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
+        (:func:`_parallel`), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
+        output element is computed as the one-thread call computes it, so the bits are the same
+        (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
         token = ignore()
         try:
             blocks = None
-            least = REDUCE_THREAD_MIN if self.into is not None else REDUCE_THREAD_MIN_CAST
+            least = REDUCE_THREAD_MIN_CAST if self.cast else REDUCE_THREAD_MIN
             if x.size >= least and _thread_count() > 1 and not may_overlap(x, out):
                 blocks = _reduce_blocks(x, axes)
             if blocks is None:
