@@ -389,10 +389,13 @@ class NumpyKernel:
 # lost at 2^19-2^20 too), and from REDUCE_THREAD_MIN_CAST on where it is cast to a wider accumulator (float16 and
 # bfloat16 to float32, most integer forms to 64 bits: compute-bound; the float16 SUM was 1.06x at 2^18,
 # 1.26-1.38x at 2^19-2^20, 1.6x at 2^23). A pool round trip costs ~50-80 us there. Blocks of about REDUCE_BLOCK
-# input elements (32 blocks at 2^23 were 1.47x where 2 were 1.38x).
+# input elements: each block's call costs ~3-5 us (a float32 SUM over [8192, 1024] on one thread in 32 blocks took
+# 1.07x the one call, in 8 blocks 1.02x), and with the other vCPU busy (load ~1.3) 8 blocks of 2^20 lost 0-5% to
+# one thread where 32 blocks of 2^18 lost 10-18% (float32 SUM/MAX/ARGMAX at 2^23); on the idle VM 8 blocks were
+# 1.39x, 32 blocks 1.47x.
 REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
-REDUCE_BLOCK = 1 << 18
+REDUCE_BLOCK = 1 << 20
 
 
 def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | int, ...]] | None:
