@@ -409,7 +409,8 @@ def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | i
     Every block has at least 2 elements along the split axis, so no axis of size 2 or more becomes size 1 in
     a block: NumPy's iterator then sees the same axes, strides and order, coalesces the reduced axes alike and
     keeps the same inner loop (pairwise sums over the same runs, buffered chunks from the same starts), so
-    each output element's sum is the same sequence of operations. The axis: the one that gives the most
+    each output element's sum is the same sequence of operations (an argument from NumPy's iterator, checked
+    by tests/test_reduce_threads.py, where blocks of 1 column do change bits). The axis: the one that gives the most
     blocks (up to the number wanted), then the outermost in memory (the largest stride: contiguous runs per
     thread)."""
     want = max(2, x.size // REDUCE_BLOCK)
