@@ -385,6 +385,54 @@ class NumpyKernel:
             _cast(w, o)
 
 
+# A reduction is shared among threads (NumpyReduceKernel.reduce) from REDUCE_THREAD_MIN input elements on where
+# NumPy reads the input in its own type (memory-bound: the 2-thread split of a float32 SUM over rows of 1024 was
+# 0.75-0.96x at 2^20 elements, 1.16-1.27x at 2^21, 1.4-1.5x at 2^23 on the 2-vCPU VM; float32 ARGMAX and AVERAGE
+# lost at 2^19-2^20 too), and from REDUCE_THREAD_MIN_CAST on where it is cast to a wider accumulator (float16 and
+# bfloat16 to float32, most integer forms to 64 bits: compute-bound; the float16 SUM was 1.06x at 2^18,
+# 1.26-1.38x at 2^19-2^20, 1.6x at 2^23). A pool round trip costs ~50-80 us there. Blocks of about REDUCE_BLOCK
+# input elements: each block's call costs ~3-5 us (a float32 SUM over [8192, 1024] on one thread in 32 blocks took
+# 1.07x the one call, in 8 blocks 1.02x), and with the other vCPU busy (load ~1.3) 8 blocks of 2^20 lost 0-5% to
+# one thread where 32 blocks of 2^18 lost 10-18% (float32 SUM/MAX/ARGMAX at 2^23); on the idle VM 8 blocks were
+# 1.39x, 32 blocks 1.47x.
+REDUCE_THREAD_MIN = 1 << 21
+REDUCE_THREAD_MIN_CAST = 1 << 19
+REDUCE_BLOCK = 1 << 20
+
+
+def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | int, ...]] | None:
+    """Index tuples splitting one kept (not reduced) axis of ``x`` into blocks, for ``x[b]`` and ``out[b]``
+    alike (``out`` keeps the reduced axes as size 1); None where no kept axis has 4 elements or more (a full
+    reduction: splitting the reduced axes would change the order of the sums, so it stays on one thread), and
+    None where the only such axes step through memory the least (a reduction over the first axis of ``[R, C]``:
+    column blocks cut the contiguous runs NumPy streams, and even 2 of them ran 0.2-0.6x the one-thread float32
+    SUM over ``[8192, 1024]``'s first axis; one call on half the columns alone took 1.6x the whole).
+
+    Every block has at least 2 elements along the split axis, so no axis of size 2 or more becomes size 1 in
+    a block: NumPy's iterator then sees the same axes, strides and order, coalesces the reduced axes alike and
+    keeps the same inner loop (pairwise sums over the same runs, buffered chunks from the same starts), so
+    each output element's sum is the same sequence of operations (an argument from NumPy's iterator, checked
+    by tests/test_reduce_threads.py, where blocks of 1 column do change bits). The axis: the one that gives the most
+    blocks (up to the number wanted), then the outermost in memory (the largest stride: contiguous runs per
+    thread)."""
+    want = max(2, x.size // REDUCE_BLOCK)
+    best: tuple[int, int, int] | None = None
+    run = min((abs(x.strides[d]) for d in range(x.ndim) if x.shape[d] > 1), default=0)
+    for d in range(x.ndim):
+        if d in axes or x.shape[d] < 4 or abs(x.strides[d]) <= run:
+            continue
+        key = (min(x.shape[d] // 2, want), abs(x.strides[d]), d)
+        if best is None or key > best:
+            best = key
+    if best is None:
+        return None
+    count, _, axis = best
+    size = x.shape[axis]
+    lead = (slice(None),) * axis
+    cuts = [i * size // count for i in range(count + 1)]
+    return [(*lead, slice(a, b)) for a, b in itertools.pairwise(cuts)]
+
+
 class NumpyReduceKernel:
     """One (reduction row, selector value, data types) lowering for NumPy.
 
@@ -409,21 +457,50 @@ class NumpyReduceKernel:
             acc = shortcut.accumulator(self.compute)
             if acc == dtypes[row.output_fields[0].name].numpy_dtype:
                 self.into = (shortcut.ufunc, acc)
+        # Threads from REDUCE_THREAD_MIN elements on where NumPy reads the input in its own type (float32,
+        # float64, 64-bit integers, or a ufunc reducing in the input's type), else from REDUCE_THREAD_MIN_CAST.
+        stored = dtypes[row.input_fields[0].name].numpy_dtype
+        light = (stored.kind == "f" and stored.itemsize >= 4) or stored.itemsize == 8
+        light = light or (self.into is not None and self.into[1] == stored)
+        self.cast = not light
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
-        """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here)."""
+        """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).
+
+        From REDUCE_THREAD_MIN (input read in its own type) or REDUCE_THREAD_MIN_CAST (cast to a wider
+        accumulator: float16, bfloat16, most integer forms) input elements on, blocks of the output's index
+        space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
+        (:func:`_parallel`), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
+        output element is computed as the one-thread call computes it, so the bits are the same
+        (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
         token = ignore()
         try:
-            if self.into is not None:
-                ufunc, acc = self.into
-                ufunc.reduce(x, axis=axes, dtype=acc, keepdims=True, out=out)
-                if self.after is not None:
-                    self.after(x, out, axes)
+            blocks = None
+            least = REDUCE_THREAD_MIN_CAST if self.cast else REDUCE_THREAD_MIN
+            if x.size >= least and _thread_count() > 1 and not may_overlap(x, out):
+                blocks = _reduce_blocks(x, axes)
+            if blocks is None:
+                self._reduce(x, out, axes, n)
                 return
-            result = self.impl(x, axes, n, self.compute)
-            np.copyto(out, result, casting="unsafe")
+
+            def work(mine: Iterable[tuple[slice | int, ...]]) -> None:
+                for b in mine:
+                    self._reduce(x[b], out[b], axes, n)
+
+            _parallel(blocks, work, max(x.size, THREAD_MIN))  # the size test is the one made above
         finally:
             restore(token)
+
+    def _reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
+        """The one-thread reduction of ``x`` (or a block of it) into ``out`` (the same block)."""
+        if self.into is not None:
+            ufunc, acc = self.into
+            ufunc.reduce(x, axis=axes, dtype=acc, keepdims=True, out=out)
+            if self.after is not None:
+                self.after(x, out, axes)
+            return
+        result = self.impl(x, axes, n, self.compute)
+        np.copyto(out, result, casting="unsafe")
 
 
 class NumpyScanKernel:
