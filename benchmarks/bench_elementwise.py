@@ -17,20 +17,26 @@ three alike):
   chain ``add(a, b, out=c); maximum(c, 0, out=c)``.
 - ``exp_scalebias_f32``: ``ELEMENT_WISE_EXP`` with ScaleBias vs ``multiply``, ``add``, ``exp``
   with ``out=``.
-- ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024``; gpuops reads B through a stride-0
+- ``row_bcast_f32``: ``[M, C] + [C]`` with ``C = 1024`` (``--cols``); gpuops reads B through a stride-0
   descriptor, the ufunc through NumPy/CuPy broadcasting; ``row_bcast_f16`` the same in float16 (a bias
   add; the NumPy backend's compiled rows loop). ``col_bcast_f32``: ``[M, C] + [M, 1]``.
 - ``transposed_f32``: ``A.T + B`` for square ``[S, S]`` (``n = S * S``): A read through
   transposed strides.
 - ``sum_full_f32``, ``sum_inner_f32``, ``sum_outer_f32``, ``max_inner_f32``: ``REDUCE`` over
-  all of ``[n]``, over the last axis of ``[n / 1024, 1024]`` and over its first axis, vs
+  all of ``[n]``, over the last axis of ``[n / C, C]`` and over its first axis, vs
   ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once).
 - ``graph_chain4_f32``: the 4-node graph ``relu(x * 0.5 + 1) * x + x`` compiled (one fused kernel) vs its
   nodes run one by one (``gpuops-node-by-node``), NumPy's five-ufunc chain and a copy.
-- ``softmax_inner_f32``: ``ACTIVATION_SOFTMAX1`` over the last axis of ``[n / 1024, 1024]`` (a composite
+- ``softmax_inner_f32``: ``ACTIVATION_SOFTMAX1`` over the last axis of ``[n / C, C]`` (a composite
   operator: three kernels) vs the array library's max / subtract / exp / sum / divide and a copy; 8 B/elem counted.
 - ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
   checks included) vs one ufunc call. Host time on both backends.
+
+Where PyTorch is installed (the ``bench`` extra; ``GPUOPS_BENCH_TORCH=0`` leaves it out), every NumPy-backend case also
+times PyTorch's CPU kernels on the same buffers (``torch.from_numpy``; its own thread count, 2 here) in the same
+round-robin: ``torch`` rows, ``ratio_to_torch`` (> 1: gpuops is slower). From 1 MiB a ``copy-2t`` row times the copy
+split over two threads, the bandwidth a multi-threaded kernel should be held to (``bw_vs_copy_2t``). The overhead
+case also times the convenience call ``op(a, b)`` (``gpuops-call``, which allocates its output).
 
 Sizes 2^10..2^22 elements with ``--quick`` (every other power of two), 2^10..2^26 otherwise.
 Timing: NumPy, ``time.perf_counter`` around batches of calls; CuPy,
@@ -57,7 +63,7 @@ from descriptors import (
     DataType,
 )
 
-from .cases import CASES, REDUCE_CASES, Bench, sizes
+from .cases import CASES, REDUCE_CASES, ROW_C, Bench, sizes
 from .report import _fmt_table, device_info, git_commit, plot, summarize, versions
 
 __all__ = ["main", "run"]
@@ -71,8 +77,9 @@ def run(
     repeats: int | None = None,
     cases: Sequence[str] = CASES,
     explicit_sizes: Sequence[int] = (),
+    cols: int = ROW_C,
 ) -> dict[str, Any]:
-    bench = Bench(backend, quick, repeats)
+    bench = Bench(backend, quick, repeats, cols)
     started = time.perf_counter()
     print(
         f"gpuops benchmark: backend {bench.backend}, {'quick' if quick else 'full'}, "
@@ -129,6 +136,7 @@ def run(
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "timer": bench.timer.clock,
         "repeats": bench.repeats,
+        "row_cols": bench.cols,
         "notes": "median over interleaved repeats; GB_s counts useful bytes (bytes_per_elem * n); "
         "ratio_to_baseline = time / baseline time (> 1 is slower); bw_vs_copy = GB_s / copy GB_s",
         "summary": summarize(rows),
@@ -178,6 +186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", default="", help="comma-separated element counts instead of the default ladder (e.g. 1e7,1e8)"
     )
+    parser.add_argument(
+        "--cols",
+        type=int,
+        default=ROW_C,
+        help=f"row length of the broadcast, reduction and softmax cases ([n / cols, cols]; default {ROW_C})",
+    )
     args = parser.parse_args(argv)
     try:
         explicit = [int(float(x)) for x in args.sizes.split(",") if x.strip()]
@@ -190,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
     try:
-        run(args.backend, args.quick, args.out, args.max_log2, args.repeats, cases, explicit)
+        run(args.backend, args.quick, args.out, args.max_log2, args.repeats, cases, explicit, args.cols)
     except gpuops.UnsupportedError as exc:
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2

@@ -32,6 +32,7 @@ from .timers import CupyTimer, NumpyTimer
 
 __all__ = [
     "ALTERNATIVES",
+    "ROW_C",
     "CALL",
     "CASES",
     "COPY2",
@@ -130,8 +131,9 @@ def copy_2t(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 class Bench:
-    def __init__(self, backend: str, quick: bool, repeats: int | None) -> None:
+    def __init__(self, backend: str, quick: bool, repeats: int | None, cols: int = ROW_C) -> None:
         self.device = gpuops.Device(backend)
+        self.cols = cols  # the row length of the broadcast, reduction and softmax cases
         self.backend = self.device.backend
         self.quick = quick
         if self.backend == "cupy":
@@ -245,7 +247,7 @@ class Bench:
 
     def row_bcast(self, n: int, dt: DataType = DataType.FLOAT32) -> Group:
         xp = self.xp
-        cols = min(ROW_C, n)
+        cols = min(self.cols, n)
         rows = n // cols
         n = rows * cols
         npdt = dt.numpy_dtype
@@ -360,7 +362,7 @@ class Bench:
 
     def col_bcast(self, n: int) -> Group:
         xp = self.xp
-        cols = min(ROW_C, n)
+        cols = min(self.cols, n)
         rows = n // cols
         n = rows * cols
         f32 = DataType.FLOAT32
@@ -431,7 +433,7 @@ class Bench:
     def reduction(self, case: str, n: int) -> Group:
         xp = self.xp
         function, how = REDUCE_CASES[case]
-        cols = min(ROW_C, n)
+        cols = min(self.cols, n)
         n = n // cols * cols
         shape, axis = {"full": ((n,), 0), "inner": ((n // cols, cols), 1), "outer": ((n // cols, cols), 0)}[how]
         out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape))
@@ -523,7 +525,7 @@ class Bench:
         from descriptors import ActivationSoftmax1OperatorDesc
 
         xp = self.xp
-        cols = min(ROW_C, n)
+        cols = min(self.cols, n)
         n = n // cols * cols
         shape = (n // cols, cols)
         t = TensorDesc(DataType.FLOAT32, shape)
