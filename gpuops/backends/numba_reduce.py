@@ -1,0 +1,218 @@
+"""Row sums for the NumPy backend's REDUCE, in NumPy's pairwise order, on numba's threads (the ``jit`` extra).
+
+The rule (NumPy 2.x ``@TYPE@_pairwise_sum``, numpy/_core/src/umath/loops_utils.h.src, which ``np.add.reduce``
+calls once per contiguous run: over the last axis of a C-contiguous float32/float64 array, once per row, the
+output first set to the identity +0.0, then ``out += pairwise_sum(row, n)``):
+
+  pw(a, n) = n < 8:      s = -0.0; s += a[i] for i in 0..n-1
+             n <= 128:   r[j] = a[j]; r[j] += a[i + j] for i = 8, 16, .. < n - n % 8 (j = 0..7);
+                         s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)); s += a[i] for the last n % 8
+             else:       n2 = n // 2 - (n // 2) % 8; pw(a, n2) + pw(a + n2, n - n2)
+  row sum = +0.0 + pw(row, n)
+
+NumPy's leaf loop is one chain of 8-lane vector adds (16 dependent adds per 128 elements): latency-bound, about
+0.18 ns/element on one thread. Here the leaves (the runs of 64..128, or fewer than 8, elements the recursion
+ends in, the same for every row of one length) are summed for ``GROUP`` rows at a time, one 8-lane chain per
+row, so the chains overlap; each row's leaf sums are then combined by the recursion's tree (a postfix program
+made once per row length, :func:`plan`). Every element goes through the same additions, in the same order and
+association as in NumPy, so the bits are NumPy's (``tests/test_reduce_numba.py``). numba compiles without
+``fastmath``: no reassociation, and no contraction (L1 and SUM_SQUARE map each element first, as NumPy's
+separate ``abs`` / ``v * v`` pass rounds it).
+
+``MAP_SUM``, ``MAP_ABS``, ``MAP_SQUARE``: what each element becomes before it is added (SUM, L1, SUM_SQUARE).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["GROUP", "MAP_ABS", "MAP_SQUARE", "MAP_SUM", "PW_BLOCKSIZE", "plan", "row_sums", "row_sums_parallel"]
+
+PW_BLOCKSIZE = 128  # NumPy's leaf size
+GROUP = 4  # rows summed together: independent chains of vector adds (_leaf's literal 4 too)
+MAP_SUM, MAP_ABS, MAP_SQUARE = 0, 1, 2
+
+
+def _leaves(start: int, n: int, lo: list[int], ln: list[int], prog: list[int]) -> None:
+    if n <= PW_BLOCKSIZE:
+        prog.append(len(lo))
+        lo.append(start)
+        ln.append(n)
+        return
+    n2 = n // 2
+    n2 -= n2 % 8
+    _leaves(start, n2, lo, ln, prog)
+    _leaves(start + n2, n - n2, lo, ln, prog)
+    prog.append(-1)
+
+
+@functools.lru_cache(maxsize=64)
+def plan(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """NumPy's pairwise tree for a run of ``n`` elements: the leaves' offsets and lengths (left to right), the
+    postfix program combining their sums (``k >= 0``: push leaf ``k``'s sum; ``-1``: pop right, pop left, push
+    left + right) and the stack depth it needs."""
+    lo: list[int] = []
+    ln: list[int] = []
+    prog: list[int] = []
+    _leaves(0, n, lo, ln, prog)
+    depth = top = 0
+    for op in prog:
+        top += 1 if op >= 0 else -1
+        depth = max(depth, top)
+    as64 = functools.partial(np.array, dtype=np.int64)
+    return as64(lo), as64(ln), as64(prog), depth
+
+
+@intrinsic
+def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignore[no-untyped-def]
+    """``dest[at + g] = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`` for the leaf at ``a[p0 + g * rstride:]``
+    (``g < groups``, a literal; ``m8 >= 8``, a multiple of 8), its elements mapped by ``mode`` (a literal):
+    r[j] = a[j], then r[j] += a[i + j] for i = 8, 16, .. < m8: 8-lane vector adds, the groups' chains
+    interleaved (one chain is latency-bound). ``a`` and ``dest``: 1-D contiguous arrays of one float type."""
+    if not isinstance(mode, types.IntegerLiteral) or not isinstance(groups, types.IntegerLiteral):
+        return None
+    kind = mode.literal_value
+    count = groups.literal_value
+    sig = types.void(a, p0, rstride, m8, mode, groups, dest, at)
+
+    def codegen(context, builder, signature, args):
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(signature.args[6])(context, builder, args[6])
+        at = args[7]
+        data, dest = arr.data, out.data
+        elem = data.type.pointee
+        vty = ir.VectorType(elem, 8)
+        i64 = ir.IntType(64)
+        size = context.get_abi_sizeof(elem)
+        p0v, rs, m8v = args[1], args[2], args[3]
+        fabs = None
+        if kind == 1:
+            name = f"llvm.fabs.v8f{8 * size}"
+            fabs = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vty, [vty]), name)
+
+        def load(off):
+            v = builder.load(builder.bitcast(builder.gep(data, [off]), vty.as_pointer()), align=size)
+            if kind == 1:
+                v = builder.call(fabs, [v])
+            elif kind == 2:
+                v = builder.fmul(v, v)
+            return v
+
+        bases = [builder.add(p0v, builder.mul(rs, ir.Constant(i64, g))) for g in range(count)]
+        init = [load(b) for b in bases]
+        pre = builder.block
+        cond = builder.append_basic_block("pw.cond")
+        body = builder.append_basic_block("pw.body")
+        done = builder.append_basic_block("pw.done")
+        builder.branch(cond)
+        builder.position_at_end(cond)
+        i = builder.phi(i64)
+        vs = [builder.phi(vty) for _ in range(count)]
+        builder.cbranch(builder.icmp_signed("<", i, m8v), body, done)
+        builder.position_at_end(body)
+        nxt = [builder.fadd(v, load(builder.add(b, i))) for v, b in zip(vs, bases)]
+        inext = builder.add(i, ir.Constant(i64, 8))
+        end = builder.block
+        builder.branch(cond)
+        i.add_incoming(ir.Constant(i64, 8), pre)
+        i.add_incoming(inext, end)
+        for v, v0, v1 in zip(vs, init, nxt):
+            v.add_incoming(v0, pre)
+            v.add_incoming(v1, end)
+        builder.position_at_end(done)
+        for g, v in enumerate(vs):
+            r = [builder.extract_element(v, ir.Constant(ir.IntType(32), j)) for j in range(8)]
+            left = builder.fadd(builder.fadd(r[0], r[1]), builder.fadd(r[2], r[3]))
+            right = builder.fadd(builder.fadd(r[4], r[5]), builder.fadd(r[6], r[7]))
+            builder.store(builder.fadd(left, right), builder.gep(dest, [builder.add(at, ir.Constant(i64, g))]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _map(v, mode):  # type: ignore[no-untyped-def]
+    if mode == MAP_ABS:
+        return abs(v)
+    if mode == MAP_SQUARE:
+        return v * v
+    return v
+
+
+@njit(nogil=True, cache=True)
+def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack):  # type: ignore[no-untyped-def]
+    """Rows ``r0 <= r < r1`` (row ``r``: ``a[r * rstride:][:n]``) into ``out[r * ostride]``: ``GROUP`` rows at a
+    time, then one by one. ``stack``: ``depth * GROUP`` elements, the program's stack, row ``g`` of the group
+    at ``stack[top * GROUP + g]``."""
+    negzero = -zero
+    r = r0
+    while r < r1:
+        count = GROUP if r1 - r >= GROUP else 1
+        top = 0
+        for op in prog:
+            if op < 0:  # left + right
+                top -= 1
+                for g in range(count):
+                    stack[(top - 1) * GROUP + g] = stack[(top - 1) * GROUP + g] + stack[top * GROUP + g]
+                continue
+            length = ln[op]
+            p0 = r * rstride + lo[op]
+            at = top * GROUP
+            top += 1
+            m8 = length - length % 8
+            if m8 == 0:
+                for g in range(count):
+                    s = negzero
+                    for i in range(length):
+                        s += _map(a[p0 + g * rstride + i], mode)
+                    stack[at + g] = s
+                continue
+            if count == GROUP:
+                if mode == MAP_SUM:
+                    _leaf(a, p0, rstride, m8, 0, 4, stack, at)
+                elif mode == MAP_ABS:
+                    _leaf(a, p0, rstride, m8, 1, 4, stack, at)
+                else:
+                    _leaf(a, p0, rstride, m8, 2, 4, stack, at)
+            elif mode == MAP_SUM:
+                _leaf(a, p0, rstride, m8, 0, 1, stack, at)
+            elif mode == MAP_ABS:
+                _leaf(a, p0, rstride, m8, 1, 1, stack, at)
+            else:
+                _leaf(a, p0, rstride, m8, 2, 1, stack, at)
+            if m8 < length:
+                for g in range(count):
+                    s = stack[at + g]
+                    for i in range(m8, length):
+                        s += _map(a[p0 + g * rstride + i], mode)
+                    stack[at + g] = s
+        for g in range(count):
+            out[(r + g) * ostride] = zero + stack[g]
+        r += count
+
+
+@njit(nogil=True, cache=True)
+def row_sums(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero):  # type: ignore[no-untyped-def]
+    """One thread: ``out[r * ostride] = 0 + pw(map(a[r * rstride:][:n]))`` for ``r < rows`` (``a``, ``out``: 1-D
+    contiguous arrays of one float type, ``zero`` a 0 of that type; ``lo, ln, prog, depth``: :func:`plan` of
+    ``n``; ``mode``: ``MAP_SUM``, ``MAP_ABS`` or ``MAP_SQUARE``)."""
+    stack = np.empty(depth * GROUP, a.dtype)
+    _rows(a, 0, rows, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
+
+
+@njit(nogil=True, cache=True, parallel=True)
+def row_sums_parallel(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, blocks):  # type: ignore[no-untyped-def]
+    """:func:`row_sums` over ``blocks`` blocks of rows (whole groups of ``GROUP`` rows) on numba's threads."""
+    groups = (rows + GROUP - 1) // GROUP
+    for b in prange(blocks):
+        r0 = min(rows, (b * groups // blocks) * GROUP)
+        r1 = min(rows, ((b + 1) * groups // blocks) * GROUP)
+        if r0 < r1:
+            stack = np.empty(depth * GROUP, a.dtype)
+            _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
