@@ -25,18 +25,22 @@ separate ``abs`` / ``v * v`` pass rounds it).
 from __future__ import annotations
 
 import functools
+import logging
+import threading
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["GROUP", "MAP_ABS", "MAP_SQUARE", "MAP_SUM", "PW_BLOCKSIZE", "plan", "row_sums", "row_sums_parallel"]
+__all__ = ["MAP_ABS", "MAP_SQUARE", "MAP_SUM", "PW_BLOCKSIZE", "plan", "row_sums", "row_sums_parallel"]
 
 PW_BLOCKSIZE = 128  # NumPy's leaf size
-GROUP = 4  # rows summed together: independent chains of vector adds (_leaf's literal 4 too)
 MAP_SUM, MAP_ABS, MAP_SQUARE = 0, 1, 2
+BLOCKS_PER_THREAD = 8  # blocks of rows per thread in row_sums_parallel
+log = logging.getLogger("gpuops")
 
 
 def _leaves(start: int, n: int, lo: list[int], ln: list[int], prog: list[int]) -> None:
@@ -116,13 +120,13 @@ def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignor
         vs = [builder.phi(vty) for _ in range(count)]
         builder.cbranch(builder.icmp_signed("<", i, m8v), body, done)
         builder.position_at_end(body)
-        nxt = [builder.fadd(v, load(builder.add(b, i))) for v, b in zip(vs, bases)]
+        nxt = [builder.fadd(v, load(builder.add(b, i))) for v, b in zip(vs, bases, strict=True)]
         inext = builder.add(i, ir.Constant(i64, 8))
         end = builder.block
         builder.branch(cond)
         i.add_incoming(ir.Constant(i64, 8), pre)
         i.add_incoming(inext, end)
-        for v, v0, v1 in zip(vs, init, nxt):
+        for v, v0, v1 in zip(vs, init, nxt, strict=True):
             v.add_incoming(v0, pre)
             v.add_incoming(v1, end)
         builder.position_at_end(done)
@@ -147,54 +151,39 @@ def _map(v, mode):  # type: ignore[no-untyped-def]
 
 @njit(nogil=True, cache=True)
 def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack):  # type: ignore[no-untyped-def]
-    """Rows ``r0 <= r < r1`` (row ``r``: ``a[r * rstride:][:n]``) into ``out[r * ostride]``: ``GROUP`` rows at a
-    time, then one by one. ``stack``: ``depth * GROUP`` elements, the program's stack, row ``g`` of the group
-    at ``stack[top * GROUP + g]``."""
+    """Rows ``r0 <= r < r1`` (row ``r``: ``a[r * rstride:][:n]``) into ``out[r * ostride]``, one after the other,
+    each leaf's chain in turn (one stream through memory: interleaving the chains of 2-8 rows, or of adjacent
+    leaves, ran 1.2-2x slower here); ``stack``: the program's, ``depth`` elements."""
     negzero = -zero
-    r = r0
-    while r < r1:
-        count = GROUP if r1 - r >= GROUP else 1
+    for r in range(r0, r1):
         top = 0
         for op in prog:
             if op < 0:  # left + right
                 top -= 1
-                for g in range(count):
-                    stack[(top - 1) * GROUP + g] = stack[(top - 1) * GROUP + g] + stack[top * GROUP + g]
+                stack[top - 1] = stack[top - 1] + stack[top]
                 continue
             length = ln[op]
             p0 = r * rstride + lo[op]
-            at = top * GROUP
-            top += 1
             m8 = length - length % 8
             if m8 == 0:
-                for g in range(count):
-                    s = negzero
-                    for i in range(length):
-                        s += _map(a[p0 + g * rstride + i], mode)
-                    stack[at + g] = s
-                continue
-            if count == GROUP:
-                if mode == MAP_SUM:
-                    _leaf(a, p0, rstride, m8, 0, 4, stack, at)
-                elif mode == MAP_ABS:
-                    _leaf(a, p0, rstride, m8, 1, 4, stack, at)
-                else:
-                    _leaf(a, p0, rstride, m8, 2, 4, stack, at)
-            elif mode == MAP_SUM:
-                _leaf(a, p0, rstride, m8, 0, 1, stack, at)
-            elif mode == MAP_ABS:
-                _leaf(a, p0, rstride, m8, 1, 1, stack, at)
+                s = negzero
+                for i in range(length):
+                    s += _map(a[p0 + i], mode)
+                stack[top] = s
             else:
-                _leaf(a, p0, rstride, m8, 2, 1, stack, at)
-            if m8 < length:
-                for g in range(count):
-                    s = stack[at + g]
+                if mode == MAP_SUM:
+                    _leaf(a, p0, rstride, m8, 0, 1, stack, top)
+                elif mode == MAP_ABS:
+                    _leaf(a, p0, rstride, m8, 1, 1, stack, top)
+                else:
+                    _leaf(a, p0, rstride, m8, 2, 1, stack, top)
+                if m8 < length:
+                    s = stack[top]
                     for i in range(m8, length):
-                        s += _map(a[p0 + g * rstride + i], mode)
-                    stack[at + g] = s
-        for g in range(count):
-            out[(r + g) * ostride] = zero + stack[g]
-        r += count
+                        s += _map(a[p0 + i], mode)
+                    stack[top] = s
+            top += 1
+        out[r * ostride] = zero + stack[0]
 
 
 @njit(nogil=True, cache=True)
@@ -202,17 +191,117 @@ def row_sums(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero):  
     """One thread: ``out[r * ostride] = 0 + pw(map(a[r * rstride:][:n]))`` for ``r < rows`` (``a``, ``out``: 1-D
     contiguous arrays of one float type, ``zero`` a 0 of that type; ``lo, ln, prog, depth``: :func:`plan` of
     ``n``; ``mode``: ``MAP_SUM``, ``MAP_ABS`` or ``MAP_SQUARE``)."""
-    stack = np.empty(depth * GROUP, a.dtype)
+    stack = np.empty(depth, a.dtype)
     _rows(a, 0, rows, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
 
 
 @njit(nogil=True, cache=True, parallel=True)
 def row_sums_parallel(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, blocks):  # type: ignore[no-untyped-def]
-    """:func:`row_sums` over ``blocks`` blocks of rows (whole groups of ``GROUP`` rows) on numba's threads."""
-    groups = (rows + GROUP - 1) // GROUP
+    """:func:`row_sums` over ``blocks`` blocks of rows on numba's threads."""
     for b in prange(blocks):
-        r0 = min(rows, (b * groups // blocks) * GROUP)
-        r1 = min(rows, ((b + 1) * groups // blocks) * GROUP)
+        r0 = b * rows // blocks
+        r1 = (b + 1) * rows // blocks
         if r0 < r1:
-            stack = np.empty(depth * GROUP, a.dtype)
+            stack = np.empty(depth, a.dtype)
             _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
+
+
+def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, int, int] | None:
+    """``x`` reduced over ``axes`` as NumPy's reduction sees it: rows of ``n`` contiguous elements, one per
+    output element, ``rstride`` elements apart (``rows`` of them): ``(flat, rows, n, rstride)`` with ``flat`` the
+    1-D contiguous span holding them all, or None for any other layout (the reduced axes, size-1 axes left
+    out, not the innermost ones in position and in memory; kept axes that are not one uniform stride)."""
+    item = x.itemsize
+    dims = [(d, x.shape[d], x.strides[d]) for d in range(x.ndim) if x.shape[d] != 1]
+    reduced = [t for t in dims if t[0] in axes]
+    kept = [t for t in dims if t[0] not in axes]
+    if not reduced or (kept and kept[-1][0] > reduced[0][0]):
+        return None
+    n = 1
+    for _, size, stride in reversed(reduced):
+        if stride != n * item:
+            return None
+        n *= size
+    rows = 1
+    rstride = n  # in elements; any value when there is one row
+    if kept:
+        _, size, stride = kept[-1]
+        if stride % item or stride < n * item:
+            return None
+        rstride = stride // item
+        rows = size
+        for _, size, stride in reversed(kept[:-1]):
+            if stride != rows * rstride * item:
+                return None
+            rows *= size
+    span = (rows - 1) * rstride + n
+    flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,))
+    return flat, rows, n, rstride
+
+
+def out_view(out: np.ndarray, rows: int) -> tuple[np.ndarray, int] | None:
+    """``out`` (the kept axes in ``x``'s order, the reduced ones of size 1) as ``(flat, ostride)``: output ``r`` at
+    ``flat[r * ostride]``; None where its elements are not one uniform positive stride apart."""
+    item = out.itemsize
+    dims = [(size, stride) for size, stride in zip(out.shape, out.strides, strict=True) if size != 1]
+    if rows == 1:
+        return np.lib.stride_tricks.as_strided(out, shape=(1,), strides=(item,)), 1
+    if not dims or dims[-1][1] <= 0 or dims[-1][1] % item:
+        return None
+    ostride = dims[-1][1] // item
+    count = dims[-1][0]
+    for size, stride in reversed(dims[:-1]):
+        if stride != count * ostride * item:
+            return None
+        count *= size
+    if count != rows:
+        return None
+    flat = np.lib.stride_tricks.as_strided(out, shape=((rows - 1) * ostride + 1,), strides=(item,))
+    return flat, ostride
+
+
+_parallel: bool | None = None
+_parallel_lock = threading.Lock()
+
+
+def parallel_ok() -> bool:
+    """Whether :func:`row_sums_parallel` may run: numba's threading layer, known after a first tiny launch (made
+    once, under a lock), is ``omp`` or ``tbb`` (``workqueue`` is not thread-safe: two Python threads launching at
+    once would abort the process)."""
+    global _parallel
+    if _parallel is None:
+        with _parallel_lock:
+            if _parallel is None:
+                try:
+                    a = np.zeros(16, np.float32)
+                    lo, ln, prog, depth = plan(8)
+                    row_sums_parallel(a, 2, 8, lo, ln, prog, depth, np.empty(2, np.float32), 1, 0, np.float32(0), 2)
+                    layer = numba.threading_layer()
+                except Exception as exc:  # noqa: BLE001 - any failure keeps the ufunc path
+                    log.warning("gpuops: threaded numba reductions off: %s", exc)
+                    _parallel = False
+                else:
+                    _parallel = layer in ("omp", "tbb")
+                    if not _parallel:
+                        log.info("gpuops: threaded numba reductions off: threading layer %s", layer)
+    return _parallel
+
+
+def sum_rows(
+    flat: np.ndarray, rows: int, n: int, rstride: int, out: np.ndarray, ostride: int, mode: int, threads: int
+) -> None:
+    """``out[r * ostride] = 0 + pw(map(flat[r * rstride:][:n]))`` (:func:`rows_view`, :func:`out_view`) on
+    ``threads`` of numba's threads (one: this thread, no launch); ``flat`` and ``out`` of one float type."""
+    lo, ln, prog, depth = plan(n)
+    zero = flat.dtype.type(0)
+    if threads <= 1:
+        row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero)
+        return
+    threads = min(threads, numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(threads)
+    blocks = min(threads * BLOCKS_PER_THREAD, rows)
+    previous = numba.set_parallel_chunksize(1)  # blocks claimed one by one: a slowed thread takes fewer
+    try:
+        row_sums_parallel(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, blocks)
+    finally:
+        numba.set_parallel_chunksize(previous)
