@@ -398,6 +398,16 @@ class NumpyKernel:
 REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
 REDUCE_BLOCK = 1 << 20
+# SUM, AVERAGE, L1 and SUM_SQUARE of float32/float64 over contiguous rows (numba_reduce: NumPy's pairwise order,
+# its leaf chains interleaved over rows, on numba's threads) from REDUCE_NUMBA_MIN input elements on, where
+# numba is available, its threading layer is omp or tbb and gpuops has 2 threads or more, with at least
+# REDUCE_NUMBA_ROWS rows (fewer rows stay on the ufunc path: one row's chain is as slow as NumPy's).
+REDUCE_NUMBA_MIN = 1 << 18
+REDUCE_NUMBA_ROWS = 8
+REDUCE_NUMBA_DRIVER = "pool"  # "pool": blocks of rows on _parallel's threads; "numba": numba's prange
+REDUCE_NUMBA_BLOCKS = 4  # blocks of rows per thread
+# The map numba_reduce applies before summing, per function (AVERAGE divides the sum afterwards, as NumPy does).
+_PAIRWISE = {"SUM": 0, "AVERAGE": 0, "L1": 1, "SUM_SQUARE": 2}
 
 
 def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | int, ...]] | None:
@@ -463,6 +473,11 @@ class NumpyReduceKernel:
         light = (stored.kind == "f" and stored.itemsize >= 4) or stored.itemsize == 8
         light = light or (self.into is not None and self.into[1] == stored)
         self.cast = not light
+        # numba tier (REDUCE_NUMBA_MIN): float32/float64 read and summed in their own type
+        self.variant = variant
+        self.pairwise: int | None = None
+        if variant in _PAIRWISE and stored == self.compute and stored in (np.dtype(np.float32), np.dtype(np.float64)):
+            self.pairwise = _PAIRWISE[variant]
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).
@@ -475,6 +490,8 @@ class NumpyReduceKernel:
         (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
         token = ignore()
         try:
+            if self.pairwise is not None and x.size >= REDUCE_NUMBA_MIN and self._pairwise_rows(x, out, axes, n):
+                return
             blocks = None
             least = REDUCE_THREAD_MIN_CAST if self.cast else REDUCE_THREAD_MIN
             if x.size >= least and _thread_count() > 1 and not may_overlap(x, out):
@@ -490,6 +507,51 @@ class NumpyReduceKernel:
             _parallel(blocks, work, max(x.size, THREAD_MIN))  # the size test is the one made above
         finally:
             restore(token)
+
+    def _pairwise_rows(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> bool:
+        """The numba tier: NumPy's pairwise sums of ``x``'s contiguous rows on numba's threads
+        (:mod:`numba_reduce`), into ``out`` directly or through a temporary (AVERAGE's division, another output
+        type or layout); False, with nothing written, where it does not apply (see REDUCE_NUMBA_MIN)."""
+        threads = _thread_count()
+        if threads < 2 or x.dtype != self.compute:
+            return False
+        from . import numba_loops
+
+        if not numba_loops.available():
+            return False
+        from . import numba_reduce
+
+        view = numba_reduce.rows_view(x, axes)
+        if view is None or view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
+            return False
+        pool = REDUCE_NUMBA_DRIVER == "pool"
+        if not pool and not numba_reduce.parallel_ok():
+            return False
+        flat, rows, length, rstride = view
+        target = numba_reduce.out_view(out, rows) if out.dtype == x.dtype and self.variant != "AVERAGE" else None
+        temp = None
+        if target is None:
+            temp = np.empty(rows, x.dtype)
+            target = (temp, 1)
+        tflat, ostride = target
+        mode = self.pairwise or 0
+        if pool:
+            count = min(rows, threads * REDUCE_NUMBA_BLOCKS)
+            cuts = [i * rows // count for i in range(count + 1)]
+
+            def work(mine: Iterable[tuple[int, int]]) -> None:
+                for r0, r1 in mine:
+                    part = tflat[r0 * ostride :]
+                    numba_reduce.sum_rows(flat[r0 * rstride :], r1 - r0, length, rstride, part, ostride, mode, 1)
+
+            _parallel(list(itertools.pairwise(cuts)), work, max(x.size, THREAD_MIN))
+        else:
+            numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads)
+        if temp is not None:
+            if self.variant == "AVERAGE":
+                np.divide(temp, temp.dtype.type(n), out=temp)
+            np.copyto(out, temp.reshape(out.shape), casting="unsafe")
+        return True
 
     def _reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
         """The one-thread reduction of ``x`` (or a block of it) into ``out`` (the same block)."""
