@@ -183,8 +183,10 @@ LAYOUTS: list[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...], bo
 
 @pytest.fixture
 def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """REDUCE_NUMBA_MIN lowered so these sizes take the tier; the rows each ``sum_rows`` call got."""
+    """REDUCE_NUMBA_MIN and REDUCE_NUMBA_THREAD_MIN lowered so these sizes take the tier, threaded; the rows each
+    ``sum_rows`` call got."""
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 64)
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 64)
     seen: list[int] = []
     real = numba_reduce.sum_rows
 
@@ -202,7 +204,7 @@ def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_operator_bits(
     function: ReduceFunction, dt: DataType, driver: str, numba_calls: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The operator with the tier (3 threads) against the ufunc tier and against one thread: the same bits;
+    """The operator with the tier (3 threads) against the ufunc tier and against the tier on one thread: the same bits;
     the tier runs where it applies (float32 and float64 only: float16 is summed through a buffered cast)."""
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", driver)
     dev = gpuops.Device("numpy")
@@ -226,16 +228,24 @@ def test_operator_bits(
         np.testing.assert_array_equal(results[0], results[2])
 
 
-def test_one_thread_keeps_the_ufunc_path(numba_calls: list[int]) -> None:
+def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below REDUCE_NUMBA_THREAD_MIN, or with ``num_threads=1``, one call on this thread; from it on, with 2
+    threads, blocks of rows on the pool (REDUCE_NUMBA_BLOCKS per thread)."""
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "pool")
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 1 << 15)
     dev = gpuops.Device("numpy")
-    desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 512)), TensorDesc(F32, (64, 1)), axes=[1])
+    x = _adversarial(64, 1024, np.float32, 9)
+    desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1024)), TensorDesc(F32, (64, 1)), axes=[1])
     op = dev.compile_operator(dev.create_operator(desc))
-    with config.override(num_threads=1):
-        op.execute([np.ones(64 * 512, np.float32)], [np.empty(64, np.float32)])
-    assert numba_calls == []
-    with config.override(num_threads=2):
-        op.execute([np.ones(64 * 512, np.float32)], [np.empty(64, np.float32)])
-    assert numba_calls
+    outs = []
+    for threads in (1, 2):
+        out = np.empty(64, np.float32)
+        with config.override(num_threads=threads):
+            op.execute([x.reshape(-1)], [out])
+        outs.append(_bits(out))
+    assert numba_calls == [64] + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], _bits(np.add.reduce(x, axis=1)))
 
 
 def test_threading_layer_gate() -> None:

@@ -402,8 +402,9 @@ REDUCE_BLOCK = 1 << 20
 # its leaf chains interleaved over rows, on numba's threads) from REDUCE_NUMBA_MIN input elements on, where
 # numba is available, its threading layer is omp or tbb and gpuops has 2 threads or more, with at least
 # REDUCE_NUMBA_ROWS rows (fewer rows stay on the ufunc path: one row's chain is as slow as NumPy's).
-REDUCE_NUMBA_MIN = 1 << 18
+REDUCE_NUMBA_MIN = 1 << 17
 REDUCE_NUMBA_ROWS = 8
+REDUCE_NUMBA_THREAD_MIN = 1 << 22
 REDUCE_NUMBA_DRIVER = "pool"  # "pool": blocks of rows on _parallel's threads; "numba": numba's prange
 REDUCE_NUMBA_BLOCKS = 4  # blocks of rows per thread
 # The map numba_reduce applies before summing, per function (AVERAGE divides the sum afterwards, as NumPy does).
@@ -509,11 +510,11 @@ class NumpyReduceKernel:
             restore(token)
 
     def _pairwise_rows(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> bool:
-        """The numba tier: NumPy's pairwise sums of ``x``'s contiguous rows on numba's threads
-        (:mod:`numba_reduce`), into ``out`` directly or through a temporary (AVERAGE's division, another output
-        type or layout); False, with nothing written, where it does not apply (see REDUCE_NUMBA_MIN)."""
-        threads = _thread_count()
-        if threads < 2 or x.dtype != self.compute:
+        """The numba tier: NumPy's pairwise sums of ``x``'s contiguous rows (:mod:`numba_reduce`), on this thread
+        or, from REDUCE_NUMBA_THREAD_MIN elements on with 2 threads or more, on blocks of rows shared among the
+        threads (REDUCE_NUMBA_DRIVER); into ``out`` directly, or through a temporary (AVERAGE's division, another
+        output type or layout). False, with nothing written, where it does not apply (see REDUCE_NUMBA_MIN)."""
+        if x.dtype != self.compute:
             return False
         from . import numba_loops
 
@@ -524,9 +525,10 @@ class NumpyReduceKernel:
         view = numba_reduce.rows_view(x, axes)
         if view is None or view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
             return False
+        threads = _thread_count() if x.size >= REDUCE_NUMBA_THREAD_MIN else 1
         pool = REDUCE_NUMBA_DRIVER == "pool"
-        if not pool and not numba_reduce.parallel_ok():
-            return False
+        if threads > 1 and not pool and not numba_reduce.parallel_ok():
+            threads = 1
         flat, rows, length, rstride = view
         target = numba_reduce.out_view(out, rows) if out.dtype == x.dtype and self.variant != "AVERAGE" else None
         temp = None
@@ -535,7 +537,7 @@ class NumpyReduceKernel:
             target = (temp, 1)
         tflat, ostride = target
         mode = self.pairwise or 0
-        if pool:
+        if threads > 1 and pool:
             count = min(rows, threads * REDUCE_NUMBA_BLOCKS)
             cuts = [i * rows // count for i in range(count + 1)]
 
