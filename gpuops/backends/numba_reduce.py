@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+from typing import Any
 
 import numba
 import numpy as np
@@ -73,8 +74,9 @@ def plan(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     return as64(lo), as64(ln), as64(prog), depth
 
 
-@intrinsic
-def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignore[no-untyped-def]
+def _leaf_typer(
+    typingctx: Any, a: Any, p0: Any, rstride: Any, m8: Any, mode: Any, groups: Any, dest: Any, at: Any
+) -> Any:
     """``dest[at + g] = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`` for the leaf at ``a[p0 + g * rstride:]``
     (``g < groups``, a literal; ``m8 >= 8``, a multiple of 8), its elements mapped by ``mode`` (a literal):
     r[j] = a[j], then r[j] += a[i + j] for i = 8, 16, .. < m8: 8-lane vector adds, the groups' chains
@@ -85,7 +87,7 @@ def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignor
     count = groups.literal_value
     sig = types.void(a, p0, rstride, m8, mode, groups, dest, at)
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
         arr = context.make_array(signature.args[0])(context, builder, args[0])
         out = context.make_array(signature.args[6])(context, builder, args[6])
         at = args[7]
@@ -100,7 +102,7 @@ def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignor
             name = f"llvm.fabs.v8f{8 * size}"
             fabs = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vty, [vty]), name)
 
-        def load(off):
+        def load(off: ir.Value) -> ir.Value:
             v = builder.load(builder.bitcast(builder.gep(data, [off]), vty.as_pointer()), align=size)
             if kind == 1:
                 v = builder.call(fabs, [v])
@@ -138,6 +140,9 @@ def _leaf(typingctx, a, p0, rstride, m8, mode, groups, dest, at):  # type: ignor
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+_leaf: Any = intrinsic(_leaf_typer)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -297,7 +302,7 @@ def sum_rows(
     if threads <= 1:
         row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero)
         return
-    threads = min(threads, numba.config.NUMBA_NUM_THREADS)
+    threads = min(threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     numba.set_num_threads(threads)
     blocks = min(threads * BLOCKS_PER_THREAD, rows)
     previous = numba.set_parallel_chunksize(1)  # blocks claimed one by one: a slowed thread takes fewer
