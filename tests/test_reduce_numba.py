@@ -147,6 +147,30 @@ def test_kernel_special_values(dtype: Any) -> None:
                 assert np.array_equal(_bits(got), _bits(want)), (rows.shape, mode, threads)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_full_reduction_split(dtype: Any) -> None:
+    """A 1-D sum as pieces (the top levels of the tree, summed raw) combined in the tree's order: NumPy's bits,
+    -0.0 and NaN included."""
+    for n in (129, 1000, 4097, 65536, 100003, 1 << 20, 3_000_017):
+        x = _adversarial(1, n, dtype, n).reshape(-1)
+        for mode, fn in MAPS.items():
+            want = np.add.reduce(fn(x))
+            for depth in (1, 2, 3, 5):
+                pieces, prog = numba_reduce.split(n, depth)
+                sums = np.empty(len(pieces), dtype)
+                for i, (start, m) in enumerate(pieces):
+                    numba_reduce.sum_rows(x[start:], 1, m, m, sums[i:], 1, mode, 1, raw=True)
+                got = numba_reduce.combine(sums, prog)
+                assert np.array_equal(_bits(got), _bits(np.asarray([want]))), (n, mode, depth)
+    zeros = np.full(1000, -0.0, dtype)
+    pieces, prog = numba_reduce.split(1000, 3)
+    sums = np.empty(len(pieces), dtype)
+    for i, (start, m) in enumerate(pieces):
+        numba_reduce.sum_rows(zeros[start:], 1, m, m, sums[i:], 1, 0, 1, raw=True)
+    assert np.all(np.signbit(sums))  # raw: -0.0 stays
+    assert not np.signbit(numba_reduce.combine(sums, prog)[0])  # NumPy's +0.0 start
+
+
 def test_layouts() -> None:
     """rows_view / out_view: rows over the innermost axes only, uniform row strides, positive."""
     x = np.zeros((3, 4, 5), np.float32)
@@ -177,7 +201,9 @@ LAYOUTS: list[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...], bo
     ((3, 5000), None, (1,), False),  # too few rows
     ((300, 40), None, (0,), False),  # columns
     ((40, 300), (1, 40), (1,), False),  # transposed: the reduced axis is not contiguous
-    ((4, 2000), None, (0, 1), False),  # full reduction
+    ((4, 2000), None, (0, 1), True),  # full reduction: one run of 8000, split by the top of the tree
+    ((100003,), None, (0,), True),
+    ((40, 50), (64, 1), (0, 1), False),  # full reduction over padded rows: NumPy sums each row's run
 ]
 
 
@@ -190,9 +216,9 @@ def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = numba_reduce.sum_rows
 
-    def spy(flat: np.ndarray, rows: int, *args: Any) -> None:
+    def spy(flat: np.ndarray, rows: int, *args: Any, **kwargs: Any) -> None:
         seen.append(rows)
-        real(flat, rows, *args)
+        real(flat, rows, *args, **kwargs)
 
     monkeypatch.setattr(numba_reduce, "sum_rows", spy)
     return seen

@@ -155,7 +155,7 @@ def _map(v, mode):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True, cache=True)
-def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack):  # type: ignore[no-untyped-def]
+def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, raw, stack):  # type: ignore[no-untyped-def]
     """Rows ``r0 <= r < r1`` (row ``r``: ``a[r * rstride:][:n]``) into ``out[r * ostride]``, one after the other,
     each leaf's chain in turn (one stream through memory: interleaving the chains of 2-8 rows, or of adjacent
     leaves, ran 1.2-2x slower here); ``stack``: the program's, ``depth`` elements."""
@@ -188,27 +188,27 @@ def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack):  #
                         s += _map(a[p0 + i], mode)
                     stack[top] = s
             top += 1
-        out[r * ostride] = zero + stack[0]
+        out[r * ostride] = stack[0] if raw else zero + stack[0]
 
 
 @njit(nogil=True, cache=True)
-def row_sums(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero):  # type: ignore[no-untyped-def]
+def row_sums(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw):  # type: ignore[no-untyped-def]
     """One thread: ``out[r * ostride] = 0 + pw(map(a[r * rstride:][:n]))`` for ``r < rows`` (``a``, ``out``: 1-D
     contiguous arrays of one float type, ``zero`` a 0 of that type; ``lo, ln, prog, depth``: :func:`plan` of
     ``n``; ``mode``: ``MAP_SUM``, ``MAP_ABS`` or ``MAP_SQUARE``)."""
     stack = np.empty(depth, a.dtype)
-    _rows(a, 0, rows, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
+    _rows(a, 0, rows, rstride, lo, ln, prog, out, ostride, mode, zero, raw, stack)
 
 
 @njit(nogil=True, cache=True, parallel=True)
-def row_sums_parallel(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, blocks):  # type: ignore[no-untyped-def]
+def row_sums_parallel(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw, blocks):  # type: ignore[no-untyped-def]
     """:func:`row_sums` over ``blocks`` blocks of rows on numba's threads."""
     for b in prange(blocks):
         r0 = b * rows // blocks
         r1 = (b + 1) * rows // blocks
         if r0 < r1:
             stack = np.empty(depth, a.dtype)
-            _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, stack)
+            _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, raw, stack)
 
 
 def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, int, int] | None:
@@ -280,7 +280,9 @@ def parallel_ok() -> bool:
                 try:
                     a = np.zeros(16, np.float32)
                     lo, ln, prog, depth = plan(8)
-                    row_sums_parallel(a, 2, 8, lo, ln, prog, depth, np.empty(2, np.float32), 1, 0, np.float32(0), 2)
+                    row_sums_parallel(
+                        a, 2, 8, lo, ln, prog, depth, np.empty(2, np.float32), 1, 0, np.float32(0), False, 2
+                    )
                     layer = numba.threading_layer()
                 except Exception as exc:  # noqa: BLE001 - any failure keeps the ufunc path
                     log.warning("gpuops: threaded numba reductions off: %s", exc)
@@ -293,20 +295,65 @@ def parallel_ok() -> bool:
 
 
 def sum_rows(
-    flat: np.ndarray, rows: int, n: int, rstride: int, out: np.ndarray, ostride: int, mode: int, threads: int
+    flat: np.ndarray,
+    rows: int,
+    n: int,
+    rstride: int,
+    out: np.ndarray,
+    ostride: int,
+    mode: int,
+    threads: int,
+    raw: bool = False,
 ) -> None:
     """``out[r * ostride] = 0 + pw(map(flat[r * rstride:][:n]))`` (:func:`rows_view`, :func:`out_view`) on
-    ``threads`` of numba's threads (one: this thread, no launch); ``flat`` and ``out`` of one float type."""
+    ``threads`` of numba's threads (one: this thread, no launch); ``flat`` and ``out`` of one float type.
+    ``raw``: ``pw(...)`` itself, without adding the +0.0 (a -0.0 sum stays -0.0)."""
     lo, ln, prog, depth = plan(n)
     zero = flat.dtype.type(0)
     if threads <= 1:
-        row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero)
+        row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw)
         return
     threads = min(threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     numba.set_num_threads(threads)
     blocks = min(threads * BLOCKS_PER_THREAD, rows)
     previous = numba.set_parallel_chunksize(1)  # blocks claimed one by one: a slowed thread takes fewer
     try:
-        row_sums_parallel(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, blocks)
+        row_sums_parallel(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw, blocks)
     finally:
         numba.set_parallel_chunksize(previous)
+
+
+def split(n: int, depth: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """The top ``depth`` levels of NumPy's pairwise tree for ``n`` elements: its pieces ``(start, length)``, left
+    to right (a piece of at most ``PW_BLOCKSIZE`` elements is not split further), and the postfix program
+    combining their sums (as :func:`plan`'s). ``pw(a, n)`` is that program over ``pw(a + start, length)``."""
+    pieces: list[tuple[int, int]] = []
+    prog: list[int] = []
+
+    def walk(start: int, m: int, d: int) -> None:
+        if d == 0 or m <= PW_BLOCKSIZE:
+            prog.append(len(pieces))
+            pieces.append((start, m))
+            return
+        m2 = m // 2
+        m2 -= m2 % 8
+        walk(start, m2, d - 1)
+        walk(start + m2, m - m2, d - 1)
+        prog.append(-1)
+
+    walk(0, n, depth)
+    return pieces, prog
+
+
+def combine(sums: np.ndarray, prog: list[int]) -> np.ndarray:
+    """The program of :func:`split` over the pieces' sums (``sums``, 1-D): ``0 + pw`` as a 0-d array of their
+    type, each addition one IEEE addition in that type (NumPy's ``add`` on 0-d arrays, no promotion)."""
+    stack: list[np.ndarray] = []
+    with np.errstate(all="ignore"):
+        for op in prog:
+            if op >= 0:
+                stack.append(sums[op : op + 1])
+            else:
+                right = stack.pop()
+                stack.append(np.add(stack.pop(), right))
+        return np.add(np.zeros(1, sums.dtype), stack[0])

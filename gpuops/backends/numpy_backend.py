@@ -523,7 +523,7 @@ class NumpyReduceKernel:
         from . import numba_reduce
 
         view = numba_reduce.rows_view(x, axes)
-        if view is None or view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
+        if view is None or 1 < view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
             return False
         threads = _thread_count() if x.size >= REDUCE_NUMBA_THREAD_MIN else 1
         pool = REDUCE_NUMBA_DRIVER == "pool"
@@ -537,7 +537,20 @@ class NumpyReduceKernel:
             target = (temp, 1)
         tflat, ostride = target
         mode = self.pairwise or 0
-        if threads > 1 and pool:
+        if rows == 1 and threads > 1:
+            # a full reduction: the top levels of NumPy's pairwise tree split it into independent pieces, each
+            # summed on its own (raw: no +0.0), then combined in the tree's order (numba_reduce.split)
+            pieces, prog = numba_reduce.split(length, max(1, (threads * REDUCE_NUMBA_BLOCKS - 1).bit_length()))
+            sums = np.empty(len(pieces), x.dtype)
+
+            def each(mine: Iterable[int]) -> None:
+                for i in mine:
+                    start, m = pieces[i]
+                    numba_reduce.sum_rows(flat[start:], 1, m, m, sums[i:], 1, mode, 1, raw=True)
+
+            _parallel(list(range(len(pieces))), each, max(x.size, THREAD_MIN))
+            tflat[0] = numba_reduce.combine(sums, prog)[0]
+        elif threads > 1 and pool:
             count = min(rows, threads * REDUCE_NUMBA_BLOCKS)
             cuts = [i * rows // count for i in range(count + 1)]
 
