@@ -398,10 +398,17 @@ class NumpyKernel:
 REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
 REDUCE_BLOCK = 1 << 20
-# SUM, AVERAGE, L1 and SUM_SQUARE of float32/float64 over contiguous rows (numba_reduce: NumPy's pairwise order,
-# its leaf chains interleaved over rows, on numba's threads) from REDUCE_NUMBA_MIN input elements on, where
-# numba is available, its threading layer is omp or tbb and gpuops has 2 threads or more, with at least
-# REDUCE_NUMBA_ROWS rows (fewer rows stay on the ufunc path: one row's chain is as slow as NumPy's).
+# The numba tier (numba_reduce: NumPy's pairwise order, so NumPy's bits): SUM, AVERAGE, L1 and SUM_SQUARE of
+# float32/float64 read in their own type, over contiguous rows (the reduced axes innermost and packed, the kept
+# ones one uniform stride; REDUCE_NUMBA_ROWS rows or more) or one contiguous run (a full reduction), where numba
+# is available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread; from
+# REDUCE_NUMBA_THREAD_MIN on, with 2 threads or more, REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool
+# (_parallel; a full reduction: pieces of the top of the pairwise tree). Float32 SUM over rows of 1024 and of 64,
+# this tier on one thread against the ufunc tier (threaded from 2^21), 2-vCPU VM with the other vCPU mostly busy:
+# 0.70-0.97x at 2^15, 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. The pool
+# against one thread at 2^23 ([4096, 2048]): 0.70-0.75 of its time on the quiet VM, 1.1-1.2x it with the other
+# vCPU busy. REDUCE_NUMBA_DRIVER = "numba" runs numba's prange instead (numba_reduce.row_sums_parallel, omp/tbb
+# only): as fast on the quiet VM, but ~8 ms a call with the other vCPU busy (against 1.5-2 ms for the ufunc tier).
 REDUCE_NUMBA_MIN = 1 << 17
 REDUCE_NUMBA_ROWS = 8
 REDUCE_NUMBA_THREAD_MIN = 1 << 22
@@ -488,7 +495,9 @@ class NumpyReduceKernel:
         space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
         (:func:`_parallel`), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
         output element is computed as the one-thread call computes it, so the bits are the same
-        (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
+        (``tests/test_reduce_threads.py``). Full reductions stay on this thread. Before all that, SUM, AVERAGE, L1
+        and SUM_SQUARE of float32/float64 over contiguous rows (or one contiguous run) take the numba tier from
+        REDUCE_NUMBA_MIN elements on (:meth:`_pairwise_rows`: NumPy's pairwise order, the same bits)."""
         token = ignore()
         try:
             if self.pairwise is not None and x.size >= REDUCE_NUMBA_MIN and self._pairwise_rows(x, out, axes, n):
