@@ -272,7 +272,7 @@ def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, in
                 return None
             rows *= size
     span = (rows - 1) * rstride + n
-    flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,))
+    flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,), writeable=False)
     return flat, rows, n, rstride
 
 
