@@ -196,6 +196,7 @@ def test_real_thresholds(dt: DataType, rows: int, threaded: bool, monkeypatch: p
     about REDUCE_BLOCK elements; never with ``num_threads=1``. Same bits; float64 agrees within rounding."""
     for k, v in REAL.items():
         monkeypatch.setattr(numpy_backend, k, v)
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 1 << 62)  # the ufunc tier's thresholds (numba: its tests)
     seen: list[int] = []
     real = numpy_backend._parallel
 

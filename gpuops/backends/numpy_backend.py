@@ -398,6 +398,24 @@ class NumpyKernel:
 REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
 REDUCE_BLOCK = 1 << 20
+# The numba tier (numba_reduce: NumPy's pairwise order, so NumPy's bits): SUM, AVERAGE, L1 and SUM_SQUARE of
+# float32/float64 read in their own type, over contiguous rows (the reduced axes innermost and packed, the kept
+# ones one uniform stride; REDUCE_NUMBA_ROWS rows or more) or one contiguous run (a full reduction), where numba
+# is available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread; from
+# REDUCE_NUMBA_THREAD_MIN on, with 2 threads or more, REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool
+# (_parallel; a full reduction: pieces of the top of the pairwise tree). Float32 SUM over rows of 1024 and of 64,
+# this tier on one thread against the ufunc tier (threaded from 2^21), 2-vCPU VM with the other vCPU mostly busy:
+# 0.70-0.97x at 2^15, 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. The pool
+# against one thread at 2^23 ([4096, 2048]): 0.70-0.75 of its time on the quiet VM, 1.1-1.2x it with the other
+# vCPU busy. REDUCE_NUMBA_DRIVER = "numba" runs numba's prange instead (numba_reduce.row_sums_parallel, omp/tbb
+# only): as fast on the quiet VM, but ~8 ms a call with the other vCPU busy (against 1.5-2 ms for the ufunc tier).
+REDUCE_NUMBA_MIN = 1 << 17
+REDUCE_NUMBA_ROWS = 8
+REDUCE_NUMBA_THREAD_MIN = 1 << 22
+REDUCE_NUMBA_DRIVER = "pool"  # "pool": blocks of rows on _parallel's threads; "numba": numba's prange
+REDUCE_NUMBA_BLOCKS = 4  # blocks of rows per thread
+# The map numba_reduce applies before summing, per function (AVERAGE divides the sum afterwards, as NumPy does).
+_PAIRWISE = {"SUM": 0, "AVERAGE": 0, "L1": 1, "SUM_SQUARE": 2}
 
 
 def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | int, ...]] | None:
@@ -463,6 +481,11 @@ class NumpyReduceKernel:
         light = (stored.kind == "f" and stored.itemsize >= 4) or stored.itemsize == 8
         light = light or (self.into is not None and self.into[1] == stored)
         self.cast = not light
+        # numba tier (REDUCE_NUMBA_MIN): float32/float64 read and summed in their own type
+        self.variant = variant
+        self.pairwise: int | None = None
+        if variant in _PAIRWISE and stored == self.compute and stored in (np.dtype(np.float32), np.dtype(np.float64)):
+            self.pairwise = _PAIRWISE[variant]
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).
@@ -472,9 +495,13 @@ class NumpyReduceKernel:
         space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
         (:func:`_parallel`), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
         output element is computed as the one-thread call computes it, so the bits are the same
-        (``tests/test_reduce_threads.py``). Full reductions stay on this thread."""
+        (``tests/test_reduce_threads.py``). Full reductions stay on this thread. Before all that, SUM, AVERAGE, L1
+        and SUM_SQUARE of float32/float64 over contiguous rows (or one contiguous run) take the numba tier from
+        REDUCE_NUMBA_MIN elements on (:meth:`_pairwise_rows`: NumPy's pairwise order, the same bits)."""
         token = ignore()
         try:
+            if self.pairwise is not None and x.size >= REDUCE_NUMBA_MIN and self._pairwise_rows(x, out, axes, n):
+                return
             blocks = None
             least = REDUCE_THREAD_MIN_CAST if self.cast else REDUCE_THREAD_MIN
             if x.size >= least and _thread_count() > 1 and not may_overlap(x, out):
@@ -490,6 +517,65 @@ class NumpyReduceKernel:
             _parallel(blocks, work, max(x.size, THREAD_MIN))  # the size test is the one made above
         finally:
             restore(token)
+
+    def _pairwise_rows(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> bool:
+        """The numba tier: NumPy's pairwise sums of ``x``'s contiguous rows (:mod:`numba_reduce`), on this thread
+        or, from REDUCE_NUMBA_THREAD_MIN elements on with 2 threads or more, on blocks of rows shared among the
+        threads (REDUCE_NUMBA_DRIVER); into ``out`` directly, or through a temporary (AVERAGE's division, another
+        output type or layout). False, with nothing written, where it does not apply (see REDUCE_NUMBA_MIN)."""
+        if x.dtype != self.compute:
+            return False
+        from . import numba_loops
+
+        if not numba_loops.available():
+            return False
+        from . import numba_reduce
+
+        view = numba_reduce.rows_view(x, axes)
+        if view is None or 1 < view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
+            return False
+        threads = _thread_count() if x.size >= REDUCE_NUMBA_THREAD_MIN else 1
+        pool = REDUCE_NUMBA_DRIVER == "pool"
+        if threads > 1 and not pool and not numba_reduce.parallel_ok():
+            threads = 1
+        flat, rows, length, rstride = view
+        target = numba_reduce.out_view(out, rows) if out.dtype == x.dtype and self.variant != "AVERAGE" else None
+        temp = None
+        if target is None:
+            temp = np.empty(rows, x.dtype)
+            target = (temp, 1)
+        tflat, ostride = target
+        mode = self.pairwise or 0
+        if rows == 1 and threads > 1:
+            # a full reduction: the top levels of NumPy's pairwise tree split it into independent pieces, each
+            # summed on its own (raw: no +0.0), then combined in the tree's order (numba_reduce.split)
+            pieces, prog = numba_reduce.split(length, max(1, (threads * REDUCE_NUMBA_BLOCKS - 1).bit_length()))
+            sums = np.empty(len(pieces), x.dtype)
+
+            def each(mine: Iterable[int]) -> None:
+                for i in mine:
+                    start, m = pieces[i]
+                    numba_reduce.sum_rows(flat[start:], 1, m, m, sums[i:], 1, mode, 1, raw=True)
+
+            _parallel(list(range(len(pieces))), each, max(x.size, THREAD_MIN))
+            tflat[0] = numba_reduce.combine(sums, prog)[0]
+        elif threads > 1 and pool:
+            count = min(rows, threads * REDUCE_NUMBA_BLOCKS)
+            cuts = [i * rows // count for i in range(count + 1)]
+
+            def work(mine: Iterable[tuple[int, int]]) -> None:
+                for r0, r1 in mine:
+                    part = tflat[r0 * ostride :]
+                    numba_reduce.sum_rows(flat[r0 * rstride :], r1 - r0, length, rstride, part, ostride, mode, 1)
+
+            _parallel(list(itertools.pairwise(cuts)), work, max(x.size, THREAD_MIN))
+        else:
+            numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads)
+        if temp is not None:
+            if self.variant == "AVERAGE":
+                np.divide(temp, temp.dtype.type(n), out=temp)
+            np.copyto(out, temp.reshape(out.shape), casting="unsafe")
+        return True
 
     def _reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> None:
         """The one-thread reduction of ``x`` (or a block of it) into ``out`` (the same block)."""
