@@ -355,6 +355,26 @@ def sum_rows(
         numba.set_parallel_chunksize(previous)
 
 
+_warm: set[np.dtype] = set()
+_warm_lock = threading.Lock()
+
+
+def warm_up(dtype: np.dtype) -> None:
+    """Compile :func:`sum_rows`' one-thread loops for ``dtype`` (float32 or float64) by running them on a few
+    elements, both with and without ``raw``; once per process and type."""
+    dtype = np.dtype(dtype)
+    if dtype in _warm:
+        return
+    with _warm_lock:
+        if dtype in _warm:
+            return
+        x = np.zeros(16, dtype)
+        out = np.zeros(1, dtype)
+        sum_rows(x, 1, 16, 16, out, 1, 0, 1)
+        sum_rows(x, 1, 16, 16, out, 1, 0, 1, raw=True)
+        _warm.add(dtype)
+
+
 def split(n: int, depth: int) -> tuple[list[tuple[int, int]], list[int]]:
     """The top ``depth`` levels of NumPy's pairwise tree for ``n`` elements: its pieces ``(start, length)``, left
     to right (a piece of at most ``PW_BLOCKSIZE`` elements is not split further), and the postfix program
