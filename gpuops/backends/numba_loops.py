@@ -36,7 +36,7 @@ import sys
 import tempfile
 import threading
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +57,25 @@ __all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "rows_l
 # run: float16 add 13.6 vs 49 us, ADD1 + RELU 7.0 vs 14.8 us at 1024 elements).
 MIN_ELEMENTS = 1 << 10
 
+# From this many elements on a loop runs on numba's native threads (the ``_par`` drivers of
+# ``codegen.numba``) where they are usable (``native_threads``): a launch costs about 1.6 us with
+# the omp layer, against 80-90 us for a hand-off to the Python pool (``numpy_backend._parallel``).
+PAR_MIN = 1 << 15
+# An operator NumPy runs as one ufunc on packed tensors (``NumpyKernel.direct``) moves to the
+# compiled tier from this many elements on where native threads are usable: the serial loop is no
+# faster than the ufunc, and the general execute path costs ~4 us more than ``numpy_backend.fast_paths``
+# (float32 add, 2 threads against np.add through the fast path: 10.3 vs 9.6 us at 2**16, 16.2 vs
+# 19.0 at 2**17, 27 vs 34 at 2**18).
+DIRECT_MIN = 1 << 17
+
 _available: bool | None = None
 _available_lock = threading.Lock()
 log = logging.getLogger("gpuops")
+
+# Whether numba's native threads are usable in this process: None until the first parallel driver
+# is compiled (``native_threads``), then decided once. Tests set False to force the Python pool.
+_native: bool | None = None
+_native_lock = threading.Lock()
 
 
 def available() -> bool:
@@ -88,6 +104,83 @@ def _import_numba() -> bool:
         log.warning("gpuops: numba is installed but does not import (%s); compiled tier off", exc)
         return False
     return True
+
+
+@functools.cache
+def _max_threads() -> int:
+    """numba's thread pool size (``NUMBA_NUM_THREADS``, fixed once numba is imported): a launch may use
+    at most this many."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def threads() -> int:
+    """The threads a parallel driver launches on: gpuops' thread count (``GPUOPS_NUM_THREADS``, else the
+    CPUs this process may use), at most numba's pool size."""
+    return min(nb._thread_count(), _max_threads())
+
+
+def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
+    """``driver(*args)`` on ``count`` of numba's threads. numba's thread count belongs to the calling thread
+    and starts at the pool size: a launch on fewer sets it (about 1 us each way) and restores it after."""
+    if count == _max_threads():
+        driver(*args)
+        return
+    import numba
+
+    saved = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        driver(*args)
+    finally:
+        numba.set_num_threads(saved)
+
+
+def native_threads(probe: Callable[[], None] | None = None) -> bool:
+    """Whether loops may run on numba's native threads: decided once per process, under a lock, by
+    ``probe`` (a parallel driver's first launch, on empty arrays) where not decided yet (without a
+    probe, an undecided answer is False). Usable where numba's pool has at least two threads and its
+    threading layer, which numba picks at the first launch, is ``omp`` or ``tbb``: the ``workqueue``
+    layer is not thread-safe (two Python threads launching at once abort the process) and costs
+    80-95 us a launch, no better than the Python pool."""
+    global _native
+    if _native is None and probe is not None:
+        with _native_lock:
+            if _native is None:
+                _native = _decide(probe)
+    return bool(_native)
+
+
+def _decide(probe: Callable[[], None]) -> bool:
+    import numba
+
+    if _max_threads() < 2 or str(numba.config.THREADING_LAYER).startswith("workqueue"):
+        return False
+    try:
+        probe()
+        layer = numba.threading_layer()
+    except Exception as exc:  # a layer that fails to load, a driver numba refuses
+        log.warning("gpuops: numba's native threads are unusable (%s); loops use the backend's thread pool", exc)
+        return False
+    if layer not in ("omp", "tbb"):
+        log.info("gpuops: numba's threading layer is %s: loops use the backend's thread pool", layer)
+        return False
+    return True
+
+
+def _after_fork_in_child() -> None:
+    """GNU OpenMP's pool does not survive a fork: numba terminates a child that launches parallel code
+    after its parent did. A forked child of a process whose threading layer started runs loops on the
+    Python pool (a fork followed by exec, as ``subprocess`` does, is not affected)."""
+    global _native
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if _native or getattr(parallel, "_is_initialized", False):
+        _native = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 _warned: set[tuple[str, str]] = set()
@@ -218,9 +311,12 @@ def _run_source(source: bytes, module_name: str, path: Path) -> types.ModuleType
     return module
 
 
-def _load(spec: LoopSpec) -> tuple[Any, Any]:
-    """The flat and rows numba dispatchers, from the cache folder's verified source file (or from
-    memory where the folder is refused or cannot be written)."""
+_KINDS = ("", "_rows", "_par", "_rows_par")  # the module's dispatchers: flat, rows and their parallel drivers
+
+
+def _load(spec: LoopSpec) -> tuple[Any, ...]:
+    """The flat, rows, flat parallel and rows parallel numba dispatchers, from the cache folder's verified
+    source file (or from memory where the folder is refused or cannot be written)."""
     digest = hashlib.sha256((spec.source + _dependency_hash()).encode()).hexdigest()[:16]
     module_name = f"gpuops_loop_{spec.name}_{digest}"
     want = spec.source.encode()
@@ -239,12 +335,12 @@ def _load(spec: LoopSpec) -> tuple[Any, Any]:
                 if _holds(path, want) is not True:
                     raise OSError(f"{path} changed while it was written")
             module = _run_source(want, module_name, path)
-            return getattr(module, spec.name), getattr(module, spec.name + "_rows")
+            return tuple(getattr(module, spec.name + kind) for kind in _KINDS)
         except (OSError, RuntimeError) as exc:  # unwritable folder, or numba finds no place for its cache files
             _warn_once(folder, f"it cannot be used ({exc})")
     namespace: dict[str, Any] = {}
     exec(compile(spec.source.replace("cache=True", "cache=False"), module_name, "exec"), namespace)
-    return namespace[spec.name], namespace[spec.name + "_rows"]
+    return tuple(namespace[spec.name + kind] for kind in _KINDS)
 
 
 def _storage(dt: DataType) -> np.dtype:
@@ -259,25 +355,45 @@ class NumbaLoopKernel:
 
     def __init__(self, spec: LoopSpec, dtypes: Mapping[str, DataType], scalar_types: Sequence[DataType]) -> None:
         self.spec = spec
-        self.loop, self.rows_loop = _load(spec)
+        self.loop, self.rows_loop, self.par_loop, self.rows_par_loop = _load(spec)
         self.in_storage = tuple(_storage(dtypes[r]) for r in spec.input_roles)
         self.out_storage = _storage(dtypes[spec.output_role])
         self.scalar_types = tuple(scalar_types)
         self._compiled: set[str] = set()
 
     def compile(self, kind: str) -> None:
-        """Compile the ``"flat"`` or ``"rows"`` loop now (``compile_operator``), not on first execute:
-        empty arrays have the numba types of the real arguments."""
+        """Compile the ``"flat"`` or ``"rows"`` loop, or its parallel driver (``"flat_par"``, ``"rows_par"``:
+        launched on empty arrays), now (``compile_operator``), not on first execute: empty arrays have the
+        numba types of the real arguments."""
         if kind in self._compiled:
             return
         empty = [np.empty(0, d) for d in self.in_storage]
         scalars = [t.numpy_dtype.type(0) for t in self.scalar_types]
         out = np.empty(0, self.out_storage)
+        rows = (0, 0, 0, 0, *([0] * (2 * (len(empty) + 1))))
         if kind == "flat":
             self.loop(*empty, *scalars, out)
+        elif kind == "rows":
+            self.rows_loop(*empty, *scalars, out, *rows)
+        elif kind == "flat_par":
+            self.par_loop(*empty, *scalars, out, 2)
         else:
-            self.rows_loop(*empty, *scalars, out, 0, 0, 0, 0, *([0] * (2 * (len(empty) + 1))))
+            assert kind == "rows_par", kind
+            self.rows_par_loop(*empty, *scalars, out, *rows, 2)
         self._compiled.add(kind)
+
+    def compile_native(self, kind: str) -> bool:
+        """Compile the parallel driver of the ``"flat"`` or ``"rows"`` loop where native threads are usable
+        (its first launch decides that, once per process: ``native_threads``) and gpuops may use more than
+        one thread; whether the driver is ready. ``run`` and ``run_rows`` use a ready driver from ``PAR_MIN``
+        elements on."""
+        if threads() < 2:
+            return False
+        par = kind + "_par"
+        if not native_threads(lambda: self.compile(par)):
+            return False
+        self.compile(par)
+        return True
 
     def prepare(self, scalars: Mapping[str, Any]) -> tuple[Any, ...]:
         """The loop's scalar arguments, typed as the CUDA kernel's (``codegen.scalar_params``)."""
@@ -291,6 +407,11 @@ class NumbaLoopKernel:
         xs = [v.view(np.uint16) if v.itemsize == 2 else v for v in ins]
         o = out.view(np.uint16) if out.itemsize == 2 else out
         size = o.shape[0]
+        if size >= PAR_MIN and _native and "flat_par" in self._compiled:
+            t = threads()
+            if t > 1:
+                _launch(self.par_loop, (*xs, *prepared, o, t), t)
+                return
         if size < nb.THREAD_MIN:
             self.loop(*xs, *prepared, o)
             return
@@ -312,6 +433,11 @@ class NumbaLoopKernel:
         o = out.view(np.uint16) if out.itemsize == 2 else out
         rows, cols, strides = layout
         size = rows * cols
+        if size >= PAR_MIN and _native and "rows_par" in self._compiled:
+            t = threads()
+            if t > 1:
+                _launch(self.rows_par_loop, (*xs, *prepared, o, 0, rows, 0, cols, *strides, t), t)
+                return
         if size < nb.THREAD_MIN:
             self.rows_loop(*xs, *prepared, o, 0, rows, 0, cols, *strides)
             return
@@ -329,6 +455,15 @@ class NumbaLoopKernel:
 
 
 RowsLayout = tuple[int, int, tuple[int, ...]]  # rows, cols, (rs, cs) of each input, then of the output
+
+
+def row_broadcast(layout: RowsLayout) -> bool:
+    """Several rows, every operand's columns adjacent (column stride 1), an input read by every row
+    (row stride 0): the layout where the rows loop beats a single broadcasting NumPy ufunc. A zero column
+    stride (a column or scalar broadcast) keeps LLVM from vectorizing the loop (its vector path assumes
+    stride 1): float32 add 1024 x 1024 with a column broadcast took 447 us against NumPy's 243."""
+    rows, _, strides = layout
+    return rows > 1 and all(cs == 1 for cs in strides[1::2]) and 0 in strides[0:-2:2]
 
 
 def rows_layout(plan: FastPlan) -> RowsLayout | None:
