@@ -197,9 +197,7 @@ def test_more_threads_than_numbas_pool_are_capped(launches: list[int]) -> None:
     assert launches == [numba_loops._max_threads()]
 
 
-def test_the_python_pool_when_native_threads_are_unusable(
-    monkeypatch: pytest.MonkeyPatch, launches: list[int]
-) -> None:
+def test_the_python_pool_when_native_threads_are_unusable(monkeypatch: pytest.MonkeyPatch, launches: list[int]) -> None:
     """``_native`` False: the serial loop, or blocks on the Python pool from THREAD_MIN; same bits. A
     one-ufunc operator stays on NumPy."""
     t = TensorDesc(BF16, (2 * PAR + 5,))

@@ -112,7 +112,7 @@ def _max_threads() -> int:
     at most this many."""
     import numba
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
 
 
 def threads() -> int:
@@ -155,7 +155,7 @@ def native_threads(probe: Callable[[], None] | None = None) -> bool:
 def _decide(probe: Callable[[], None]) -> bool:
     import numba
 
-    if _max_threads() < 2 or str(numba.config.THREADING_LAYER).startswith("workqueue"):
+    if _max_threads() < 2 or str(getattr(numba.config, "THREADING_LAYER", "")).startswith("workqueue"):
         return False
     try:
         probe()

