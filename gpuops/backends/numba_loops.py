@@ -4,8 +4,33 @@ numba is optional (the ``jit`` extra). Where it is installed and ``GPUOPS_NUMBA`
 an element-wise operator whose tensors are packed, of one shape and at least ``MIN_ELEMENTS``
 long, and whose row ``codegen.numba`` translates, runs as one pass over memory instead of
 NumPy's chunked ufunc chain: float16 add through float32 chunks is about twenty ufunc passes
-per chunk, ADD1 + RELU two, a unary op with ScaleBias three. Above ``THREAD_MIN`` elements the
-loop runs over blocks on the backend's threads; a numba loop holds no GIL while it runs.
+per chunk, ADD1 + RELU two, a unary op with ScaleBias three. An operator NumPy runs as one ufunc
+(``NumpyKernel.direct``: float32 add, multiply, maximum...) joins the tier where the loop is faster:
+from ``DIRECT_MIN`` elements on when native threads are usable, and for row broadcasts (``row_broadcast``).
+
+Threads. From ``PAR_MIN`` (2**15) elements on a loop runs on numba's native threads: the module's
+``_par`` drivers (``codegen.numba``) split the output into one contiguous block (rows layouts: a row or
+column range) per thread in a ``numba.prange``, each block running the serial loop, so every element gets
+the serial loop's bits. A launch costs about 1.6 us with the omp layer on a 2-vCPU VM, against 80-90 us for
+a hand-off to the backend's Python pool, which gained nothing below ``THREAD_MIN`` (2**21); measured per
+execute on that VM, 2 threads: float16 add 12.7 vs 15.5 us serial at 2**15, 56 vs 95 at 2**18, 205 vs 361
+at 2**20; float32 add (through the general execute path) 16.2 vs 19.0 us for np.add at 2**17, 79 vs 157
+at 2**20. At 2**15 a float32 add breaks even (4 us a call), so ``PAR_MIN`` is where the heavier loops
+(16-bit conversions, activations, ScaleBias) gain. Native threads are decided once per process
+(``native_threads``), at the first parallel driver's compile, by launching it on empty arrays: usable where
+numba's pool (``NUMBA_NUM_THREADS``) has two threads or more and the threading layer numba then picked is
+``omp`` or ``tbb``. The ``workqueue`` layer (numba's fallback where neither library loads) is refused: it is
+not thread-safe (launches from two Python threads at once abort the process) and costs 80-95 us a launch.
+Each call launches on ``min(gpuops' thread count, NUMBA_NUM_THREADS)`` threads (``threads``:
+``GPUOPS_NUM_THREADS``, else the CPUs this process may use), read per call: one thread means no launch (the
+serial loop). numba's thread count belongs to the calling thread; a launch on fewer threads than numba's pool
+sets it and restores it (``_launch``). GNU OpenMP is thread-safe but not fork-safe: numba terminates a
+forked child that launches after its parent did, so a child forked after the threading layer started (a
+``multiprocessing`` fork, not ``subprocess``' fork and exec) runs loops without native threads. Where they
+are unusable, loops run as before: serially, and in blocks on the backend's Python pool from
+``THREAD_MIN`` on; a numba loop holds no GIL while it runs. OpenMP's idle threads spin for a while after a
+launch: on a heavily oversubscribed machine launches were seen to take milliseconds; ``GPUOPS_NUM_THREADS=1``
+avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` is the other knob; not measured here).
 
 Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``; its
 ``numba`` subfolder) and run from there, so numba's own on-disk cache (``cache=True``) spares
@@ -400,8 +425,10 @@ class NumbaLoopKernel:
         return tuple(scalars[n] for n in self.spec.scalar_params)
 
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], aliased: bool) -> None:
-        """The flat loop over 1-D views of equal length. Every element's inputs are loaded before
-        its output is stored, so exact in-place aliasing (the only aliasing binding lets through)
+        """The flat loop over 1-D views of equal length: its parallel driver on native threads from
+        ``PAR_MIN`` elements on where it is ready (``compile_native``), else the serial loop, or blocks on
+        the backend's Python pool from ``THREAD_MIN`` on. Every element's inputs are loaded before its
+        output is stored, by one thread, so exact in-place aliasing (the only aliasing binding lets through)
         is safe. No NumPy ufunc runs, so NumPy's floating-point error state is neither read nor
         changed (the loops use ``error_model="numpy"``: no exception for a division by zero)."""
         xs = [v.view(np.uint16) if v.itemsize == 2 else v for v in ins]
@@ -426,8 +453,9 @@ class NumbaLoopKernel:
     def run_rows(
         self, bufs: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], layout: RowsLayout
     ) -> None:
-        """The rows loop over the bound buffers themselves (no views), in row or column blocks
-        on the backend's threads above ``THREAD_MIN`` elements. In place is safe as in ``run``:
+        """The rows loop over the bound buffers themselves (no views), in row or column blocks: on
+        native threads from ``PAR_MIN`` elements on where its driver is ready, else on the backend's Python
+        pool from ``THREAD_MIN`` on. In place is safe as in ``run``:
         an output may share only an input's identical buffer and layout."""
         xs = [b.view(np.uint16) if b.itemsize == 2 else b for b in bufs]
         o = out.view(np.uint16) if out.itemsize == 2 else out
