@@ -30,7 +30,10 @@ forked child that launches after its parent did, so a child forked after the thr
 are unusable, loops run as before: serially, and in blocks on the backend's Python pool from
 ``THREAD_MIN`` on; a numba loop holds no GIL while it runs. OpenMP's idle threads spin for a while after a
 launch: on a heavily oversubscribed machine launches were seen to take milliseconds; ``GPUOPS_NUM_THREADS=1``
-avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` is the other knob; not measured here).
+avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` made single launches 1.7-3x slower: float16 add at 2**16
+62 vs 19 us). One native launch at a time runs (``_launch_alone``): a Python thread that finds another's
+launch running runs its own call serially; several Python threads executing large operators at once get
+more from ``GPUOPS_NUM_THREADS=1`` (each call on its own thread) than from native threads.
 
 Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``; its
 ``numba`` subfolder) and run from there, so numba's own on-disk cache (``cache=True``) spares
@@ -146,6 +149,9 @@ def threads() -> int:
     return min(nb._thread_count(), _max_threads())
 
 
+_launching = threading.Lock()  # held during a native launch
+
+
 def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
     """``driver(*args)`` on ``count`` of numba's threads. numba's thread count belongs to the calling thread
     and starts at the pool size: a launch on fewer sets it (about 1 us each way) and restores it after."""
@@ -160,6 +166,21 @@ def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
         driver(*args)
     finally:
         numba.set_num_threads(saved)
+
+
+def _launch_alone(driver: Any, args: tuple[Any, ...], count: int) -> bool:
+    """``_launch`` where no other native launch of this module is running; False (nothing run) where one is:
+    the caller then runs its serial path. GNU OpenMP gives each launching Python thread a team of its own,
+    and a team's idle threads spin after a launch, so teams from two Python threads at once oversubscribe
+    the cores: a float32 add at 2**20 from two Python threads took 148 us a call (throughput) with both
+    launching, 137 with this, against 67 from one thread; waiting for the lock instead took 187."""
+    if not _launching.acquire(blocking=False):
+        return False
+    try:
+        _launch(driver, args, count)
+    finally:
+        _launching.release()
+    return True
 
 
 def native_threads(probe: Callable[[], None] | None = None) -> bool:
@@ -436,8 +457,7 @@ class NumbaLoopKernel:
         size = o.shape[0]
         if size >= PAR_MIN and _native and "flat_par" in self._compiled:
             t = threads()
-            if t > 1:
-                _launch(self.par_loop, (*xs, *prepared, o, t), t)
+            if t > 1 and _launch_alone(self.par_loop, (*xs, *prepared, o, t), t):
                 return
         if size < nb.THREAD_MIN:
             self.loop(*xs, *prepared, o)
@@ -463,8 +483,7 @@ class NumbaLoopKernel:
         size = rows * cols
         if size >= PAR_MIN and _native and "rows_par" in self._compiled:
             t = threads()
-            if t > 1:
-                _launch(self.rows_par_loop, (*xs, *prepared, o, 0, rows, 0, cols, *strides, t), t)
+            if t > 1 and _launch_alone(self.rows_par_loop, (*xs, *prepared, o, 0, rows, 0, cols, *strides, t), t):
                 return
         if size < nb.THREAD_MIN:
             self.rows_loop(*xs, *prepared, o, 0, rows, 0, cols, *strides)
