@@ -31,12 +31,14 @@ DIRECT = numba_loops.DIRECT_MIN
 
 
 @pytest.fixture(autouse=True)
-def two_threads() -> Iterator[None]:
+def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Two threads (whatever this machine has), where numba's pool has two and its layer is usable."""
     if not numba_loops.available():
         pytest.skip("numba's tier is off")
     if numba_loops._max_threads() < 2 or numba_loops._native is False:
         pytest.skip("numba's native threads are unusable here")
+    monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)  # no pause on a loaded test machine
+    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
     with config.override(num_threads=2):
         yield
 
@@ -307,3 +309,28 @@ def test_the_drivers_are_in_the_loop_module() -> None:
     for kind in ("_par(", "_rows_par("):
         assert f"def {spec.name}{kind}" in spec.source
     assert "parallel=True" in spec.source and "cache=True" in spec.source
+
+
+def test_a_slow_launch_pauses_native_threads(monkeypatch: pytest.MonkeyPatch, launches: list[int]) -> None:
+    """A launch far slower than the kernel's best (threads waiting on a descheduled thread) pauses native
+    launches for PAUSE_S: calls meanwhile run serially, with the same bits; then launches resume."""
+    t = TensorDesc(F16, (2 * PAR + 3,))
+    op, bufs = _check(_add1_relu, F16, t, t, t, seed=10)
+    want = np.zeros_like(bufs[0])
+    op.execute(bufs, [want])
+    assert launches == [2, 2]
+    monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
+    monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)  # every launch counts as slow
+    monkeypatch.setattr(numba_loops, "PAUSE_S", 60.0)
+    got = np.zeros_like(bufs[0])
+    op.execute(bufs, [got])  # launches, then pauses
+    assert launches == [2, 2, 2]
+    assert numba_loops._paused_until > 0
+    for _ in range(3):
+        got[:] = 0
+        op.execute(bufs, [got])
+        assert np.array_equal(uint_view(got), uint_view(want))
+    assert launches == [2, 2, 2]
+    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    op.execute(bufs, [got])
+    assert launches == [2, 2, 2, 2]

@@ -63,6 +63,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -168,18 +169,41 @@ def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
         numba.set_num_threads(saved)
 
 
-def _launch_alone(driver: Any, args: tuple[Any, ...], count: int) -> bool:
-    """``_launch`` where no other native launch of this module is running; False (nothing run) where one is:
-    the caller then runs its serial path. GNU OpenMP gives each launching Python thread a team of its own,
-    and a team's idle threads spin after a launch, so teams from two Python threads at once oversubscribe
-    the cores: a float32 add at 2**20 from two Python threads took 148 us a call (throughput) with both
-    launching, 137 with this, against 67 from one thread; waiting for the lock instead took 187."""
-    if not _launching.acquire(blocking=False):
+# A launch that took more than SLOW_S, and more than SLOW_FACTOR times the kernel's best time per element
+# (or more than SLOW_PER_ELEMENT a element), waited on a descheduled thread: OpenMP's threads meet at a
+# barrier after each launch, and on a loaded machine (another process on one of 2 cores) one of them waits
+# for a time slice: launches of a few microseconds took 4-8 ms (and PyTorch's own 2-thread kernels did
+# the same). Native launches then pause for PAUSE_S (calls run serially, or on the Python pool, whose
+# threads claim blocks as they come), then one launch tries again.
+SLOW_S = 2e-3
+SLOW_FACTOR = 3.0
+SLOW_PER_ELEMENT = 20e-9
+PAUSE_S = 1.0
+_paused_until = 0.0
+
+
+def _launch_alone(kernel: NumbaLoopKernel, driver: Any, args: tuple[Any, ...], count: int, size: int) -> bool:
+    """``_launch`` where no other native launch of this module is running and launches are not paused
+    (``SLOW_S``); False (nothing run) otherwise: the caller then runs its serial path. GNU OpenMP gives each
+    launching Python thread a team of its own, and a team's idle threads spin after a launch, so teams from
+    two Python threads at once oversubscribe the cores: a float32 add at 2**20 from two Python threads took
+    148 us a call (throughput) with both launching, 137 with this, against 67 from one thread; waiting for
+    the lock instead took 187."""
+    global _paused_until
+    start = time.perf_counter()
+    if start < _paused_until or not _launching.acquire(blocking=False):
         return False
     try:
         _launch(driver, args, count)
     finally:
         _launching.release()
+    took = time.perf_counter() - start
+    best = kernel.best
+    if took > SLOW_S and (took > SLOW_FACTOR * best * size or took > SLOW_PER_ELEMENT * size):
+        _paused_until = start + took + PAUSE_S
+        log.debug("gpuops: a native launch took %.1f ms; native threads pause for %.1f s", took * 1e3, PAUSE_S)
+    elif took < best * size:
+        kernel.best = took / size
     return True
 
 
@@ -406,6 +430,7 @@ class NumbaLoopKernel:
         self.out_storage = _storage(dtypes[spec.output_role])
         self.scalar_types = tuple(scalar_types)
         self._compiled: set[str] = set()
+        self.best = float("inf")  # the fastest native launch's seconds per element (``_launch_alone``)
 
     def compile(self, kind: str) -> None:
         """Compile the ``"flat"`` or ``"rows"`` loop, or its parallel driver (``"flat_par"``, ``"rows_par"``:
@@ -457,7 +482,7 @@ class NumbaLoopKernel:
         size = o.shape[0]
         if size >= PAR_MIN and _native and "flat_par" in self._compiled:
             t = threads()
-            if t > 1 and _launch_alone(self.par_loop, (*xs, *prepared, o, t), t):
+            if t > 1 and _launch_alone(self, self.par_loop, (*xs, *prepared, o, t), t, size):
                 return
         if size < nb.THREAD_MIN:
             self.loop(*xs, *prepared, o)
@@ -483,7 +508,8 @@ class NumbaLoopKernel:
         size = rows * cols
         if size >= PAR_MIN and _native and "rows_par" in self._compiled:
             t = threads()
-            if t > 1 and _launch_alone(self.rows_par_loop, (*xs, *prepared, o, 0, rows, 0, cols, *strides, t), t):
+            args = (*xs, *prepared, o, 0, rows, 0, cols, *strides, t)
+            if t > 1 and _launch_alone(self, self.rows_par_loop, args, t, size):
                 return
         if size < nb.THREAD_MIN:
             self.rows_loop(*xs, *prepared, o, 0, rows, 0, cols, *strides)
