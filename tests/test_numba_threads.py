@@ -39,6 +39,7 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         pytest.skip("numba's native threads are unusable here")
     monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)  # no pause on a loaded test machine
     monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    monkeypatch.setattr(numba_loops, "_pause", 0.0)
     with config.override(num_threads=2):
         yield
 
@@ -322,6 +323,7 @@ def test_a_slow_launch_pauses_native_threads(monkeypatch: pytest.MonkeyPatch, la
     monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
     monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)  # every launch counts as slow
     monkeypatch.setattr(numba_loops, "PAUSE_S", 60.0)
+    monkeypatch.setattr(numba_loops, "PAUSE_MAX_S", 1000.0)
     got = np.zeros_like(bufs[0])
     op.execute(bufs, [got])  # launches, then pauses
     assert launches == [2, 2, 2]
@@ -331,6 +333,13 @@ def test_a_slow_launch_pauses_native_threads(monkeypatch: pytest.MonkeyPatch, la
         op.execute(bufs, [got])
         assert np.array_equal(uint_view(got), uint_view(want))
     assert launches == [2, 2, 2]
+    assert numba_loops._pause == 60.0
     monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
-    op.execute(bufs, [got])
+    op.execute(bufs, [got])  # slow again: a pause twice as long
     assert launches == [2, 2, 2, 2]
+    assert numba_loops._pause == 120.0
+    monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)
+    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    op.execute(bufs, [got])  # not slow: back to PAUSE_S next time
+    assert launches == [2, 2, 2, 2, 2]
+    assert numba_loops._pause == 0.0
