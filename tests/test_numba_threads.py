@@ -40,6 +40,7 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)  # no pause on a loaded test machine
     monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
     monkeypatch.setattr(numba_loops, "_pause", 0.0)
+    monkeypatch.setattr(numba_loops, "_credit", 0.0)
     with config.override(num_threads=2):
         yield
 
@@ -312,34 +313,52 @@ def test_the_drivers_are_in_the_loop_module() -> None:
     assert "parallel=True" in spec.source and "cache=True" in spec.source
 
 
-def test_a_slow_launch_pauses_native_threads(monkeypatch: pytest.MonkeyPatch, launches: list[int]) -> None:
-    """A launch far slower than the kernel's best (threads waiting on a descheduled thread) pauses native
-    launches for PAUSE_S: calls meanwhile run serially, with the same bits; then launches resume."""
+def test_slow_launches_pause_native_threads(monkeypatch: pytest.MonkeyPatch, launches: list[int]) -> None:
+    """Launches far slower than the kernel's best (threads waiting on a descheduled thread) that use up the
+    credit pause native launches for PAUSE_S: calls meanwhile run serially, with the same bits; then one
+    launch tries again (a slow one doubles the pause)."""
     t = TensorDesc(F16, (2 * PAR + 3,))
     op, bufs = _check(_add1_relu, F16, t, t, t, seed=10)
     want = np.zeros_like(bufs[0])
     op.execute(bufs, [want])
     assert launches == [2, 2]
+    assert numba_loops._credit > 0  # two launches that were not slow
     monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
     monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)  # every launch counts as slow
     monkeypatch.setattr(numba_loops, "PAUSE_S", 60.0)
     monkeypatch.setattr(numba_loops, "PAUSE_MAX_S", 1000.0)
+    monkeypatch.setattr(numba_loops, "_credit", 0.0)  # no credit left
     got = np.zeros_like(bufs[0])
     op.execute(bufs, [got])  # launches, then pauses
     assert launches == [2, 2, 2]
-    assert numba_loops._paused_until > 0
+    assert numba_loops._paused_until > 0 and numba_loops._pause == 60.0
     for _ in range(3):
         got[:] = 0
         op.execute(bufs, [got])
         assert np.array_equal(uint_view(got), uint_view(want))
     assert launches == [2, 2, 2]
-    assert numba_loops._pause == 60.0
     monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
-    op.execute(bufs, [got])  # slow again: a pause twice as long
+    op.execute(bufs, [got])  # the retry is slow: a pause twice as long
     assert launches == [2, 2, 2, 2]
     assert numba_loops._pause == 120.0
     monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)
+    monkeypatch.setattr(numba_loops, "CREDIT_MAX_S", 0.0)
     monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
-    op.execute(bufs, [got])  # not slow: back to PAUSE_S next time
+    op.execute(bufs, [got])  # not slow, the credit full: the next pause is PAUSE_S again
     assert launches == [2, 2, 2, 2, 2]
     assert numba_loops._pause == 0.0
+
+
+def test_a_slow_launch_with_credit_left_keeps_native_threads(
+    monkeypatch: pytest.MonkeyPatch, launches: list[int]
+) -> None:
+    t = TensorDesc(F16, (2 * PAR + 3,))
+    op, bufs = _check(_add1_relu, F16, t, t, t, seed=11)
+    monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
+    monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)
+    monkeypatch.setattr(numba_loops, "_credit", 1000.0)
+    got = np.zeros_like(bufs[0])
+    for _ in range(3):
+        op.execute(bufs, [got])
+    assert launches == [2, 2, 2, 2]
+    assert numba_loops._paused_until == 0.0

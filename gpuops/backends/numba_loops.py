@@ -174,18 +174,23 @@ def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
 # waited on a descheduled thread: OpenMP's threads meet at a barrier after each launch, and on a loaded
 # machine (other processes on the 2 cores) one of them waits for a time slice: launches that take
 # 60-200 us (2**20 elements) took about 8 ms, and PyTorch's own 2-thread kernels did the same in the same
-# periods. Native launches then pause for PAUSE_S (calls run serially, or on the Python pool, whose threads
-# claim blocks as they come), then one launch tries again; a slow retry doubles the pause, up to PAUSE_MAX_S
-# (one slow launch, about 8 ms, a pause: under lasting load that is 0.03% of the time), and a launch that is
-# not slow brings it back to PAUSE_S. Translated loops run at 0.05-0.4 ns an element
-# on 2 threads (float32 add to float16 ADD1 + RELU, 2**20 elements), far below SLOW_PER_ELEMENT.
+# periods. Native threads stay on while they gain more than slow launches lose: a credit grows by each
+# launch's time that is not slow (about what a second thread saves), up to CREDIT_MAX_S, and shrinks by
+# each slow launch's excess over the kernel's best; where it reaches zero, native launches pause for PAUSE_S
+# (calls run serially, or on the Python pool, whose threads claim blocks as they come), then one launch
+# tries again with no credit: a slow retry doubles the pause, up to PAUSE_MAX_S (one slow launch, about
+# 8 ms, a pause), and the pause goes back to PAUSE_S once the credit is full again. Translated loops run at
+# 0.05-0.4 ns an element on 2 threads (float32 add to float16 ADD1 + RELU, 2**20 elements), far below
+# SLOW_PER_ELEMENT.
 SLOW_S = 2e-3
 SLOW_FACTOR = 3.0
 SLOW_PER_ELEMENT = 2e-9
+CREDIT_MAX_S = 0.05
 PAUSE_S = 1.0
 PAUSE_MAX_S = 32.0
 _paused_until = 0.0
-_pause = 0.0  # the last pause (0: the last launch was not slow)
+_pause = 0.0  # the last pause (0: none since the credit was last full)
+_credit = 0.0
 
 
 def _launch_alone(kernel: NumbaLoopKernel, driver: Any, args: tuple[Any, ...], count: int, size: int) -> bool:
@@ -195,7 +200,7 @@ def _launch_alone(kernel: NumbaLoopKernel, driver: Any, args: tuple[Any, ...], c
     two Python threads at once oversubscribe the cores: a float32 add at 2**20 from two Python threads took
     148 us a call (throughput) with both launching, 137 with this, against 67 from one thread; waiting for
     the lock instead took 187."""
-    global _paused_until, _pause
+    global _paused_until, _pause, _credit
     start = time.perf_counter()
     if start < _paused_until or not _launching.acquire(blocking=False):
         return False
@@ -204,14 +209,19 @@ def _launch_alone(kernel: NumbaLoopKernel, driver: Any, args: tuple[Any, ...], c
     finally:
         _launching.release()
     took = time.perf_counter() - start
-    best = kernel.best
-    if took > SLOW_S and (took > SLOW_FACTOR * best * size or took > SLOW_PER_ELEMENT * size):
-        _pause = min(max(2 * _pause, PAUSE_S), PAUSE_MAX_S)
-        _paused_until = start + took + _pause
-        log.debug("gpuops: a native launch took %.1f ms; native threads pause for %.1f s", took * 1e3, _pause)
+    expected = kernel.best * size
+    if took > SLOW_S and (took > SLOW_FACTOR * expected or took > SLOW_PER_ELEMENT * size):
+        _credit -= took - expected if expected < took else took
+        if _credit <= 0:
+            _pause = min(max(2 * _pause, PAUSE_S), PAUSE_MAX_S)
+            _paused_until = start + took + _pause
+            _credit = 0.0
+            log.debug("gpuops: native launches lose time (last %.1f ms); pausing for %.0f s", took * 1e3, _pause)
     else:
-        _pause = 0.0
-        if took < best * size:
+        _credit = min(_credit + took, CREDIT_MAX_S)
+        if _credit >= CREDIT_MAX_S:
+            _pause = 0.0
+        if took < expected:
             kernel.best = took / size
     return True
 
