@@ -499,7 +499,7 @@ class NumbaLoopKernel:
         xs = [v.view(np.uint16) if v.itemsize == 2 else v for v in ins]
         o = out.view(np.uint16) if out.itemsize == 2 else out
         size = o.shape[0]
-        if size >= PAR_MIN and _native and "flat_par" in self._compiled:
+        if size >= PAR_MIN and _native and "flat_par" in self._compiled and time.perf_counter() >= _paused_until:
             t = threads()
             if t > 1 and _launch_alone(self, self.par_loop, (*xs, *prepared, o, t), t, size):
                 return
@@ -525,7 +525,7 @@ class NumbaLoopKernel:
         o = out.view(np.uint16) if out.itemsize == 2 else out
         rows, cols, strides = layout
         size = rows * cols
-        if size >= PAR_MIN and _native and "rows_par" in self._compiled:
+        if size >= PAR_MIN and _native and "rows_par" in self._compiled and time.perf_counter() >= _paused_until:
             t = threads()
             args = (*xs, *prepared, o, 0, rows, 0, cols, *strides, t)
             if t > 1 and _launch_alone(self, self.rows_par_loop, args, t, size):
