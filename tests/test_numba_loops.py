@@ -124,10 +124,26 @@ def _is_float_combo(combo: dict[str, DataType]) -> bool:
 
 
 def _takes_loop(row: OpRow, combo: dict[str, DataType], sb: bool, fused: OpRow | None) -> bool:
-    """The tier compiles this lowering: translated, and NumPy would need more than one pass."""
-    if loop_spec(row, combo, sb, fused) is None:
-        return False
-    return not NumpyKernel(row, combo, sb, fused).direct
+    """The tier compiles this lowering: translated (where NumPy runs it as one ufunc, ``_direct``, the tier
+    takes it on native threads from ``numba_loops.DIRECT_MIN`` elements on, and for row broadcasts)."""
+    return loop_spec(row, combo, sb, fused) is not None
+
+
+def _direct(name: str, combo: dict[str, DataType], sb: tuple | None, fused: str | None) -> bool:
+    """NumPy runs the lowering as one ufunc (``NumpyKernel.direct``)."""
+    return NumpyKernel(row_of(name), combo, sb is not None, row_of(fused) if fused else None).direct
+
+
+def _route_direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Send one-ufunc operators of any size to the tier's parallel driver (2 blocks on 2 native threads),
+    as from ``DIRECT_MIN`` elements on; skip where native threads are unusable."""
+    from gpuops.backends import numpy_backend
+
+    monkeypatch.setattr(numba_loops, "DIRECT_MIN", 0)
+    monkeypatch.setattr(numba_loops, "PAR_MIN", 0)
+    monkeypatch.setattr(numpy_backend, "_thread_count", lambda: 2)
+    if numba_loops._max_threads() < 2 or numba_loops._native is False:
+        pytest.skip("numba's native threads are unusable here")
 
 
 FUSABLE = [r for r in ELEMENTWISE_ROWS if r.fusable]
@@ -235,6 +251,8 @@ def test_loop_matches_numpy_path(
     ins = _inputs(row, combo, N, seed=len(name) * 7919 + len(combo))
     before = [a.copy() for a in ins]
     out_dtype = combo[row.output_fields[0].name].numpy_dtype
+    if _direct(name, combo, sb, fused):
+        _route_direct(monkeypatch)
     got, want, op = _run_both(monkeypatch, _desc(row, combo, N, sb, fused), ins, out_dtype)
     for old, new in zip(before, ins, strict=True):
         assert np.array_equal(uint_view(old), uint_view(new)), "an input was modified"
@@ -382,9 +400,13 @@ ROWS_CASES = []
 for _k, _p in enumerate(CASES):
     _name, _combo, _sb, _fused = _p.values
     _choices = _layouts_for(row_of(_name))
+    if _direct(_name, _combo, _sb, _fused):  # one ufunc: the tier takes only row broadcasts below DIRECT_MIN
+        _choices = [c for c in _choices if c == "row_bcast"]
+        if not _choices:
+            continue
     # One layout per case (rotating), every layout for the float16 ADD1 + RELU and float32 ScaleBias cases.
     _full = _p.id in ("ELEMENT_WISE_ADD1-FLOAT16-ACTIVATION_RELU", "ELEMENT_WISE_IDENTITY-FLOAT32-sb(1.5, -0.25)")
-    for _layout in _choices if _full else [_choices[_k % len(_choices)]]:
+    for _layout in _choices if _full or len(_choices) == 1 else [_choices[_k % len(_choices)]]:
         ROWS_CASES.append(pytest.param(_name, _combo, _sb, _fused, _layout, id=f"{_p.id}-{_layout}"))
 
 
