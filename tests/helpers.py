@@ -9,7 +9,9 @@ sizes and element strides from the buffer's first element.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -23,6 +25,8 @@ __all__ = [
     "element_offsets",
     "float_info",
     "random_values",
+    "run_together",
+    "trace_parallel",
     "read_tensor",
     "to_backend",
     "to_host",
@@ -316,3 +320,50 @@ def sandwich_graph(t: TensorDesc, middle: object) -> object:
         (OutputEdge(2, 0, 0),),
         (IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)),
     )
+
+
+def run_together(work: Callable[[int], None], callers: int = 2) -> None:
+    """``work(k)`` on ``callers`` Python threads started together (a barrier); re-raises the first failure."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(callers)
+
+    def caller(k: int) -> None:
+        try:
+            barrier.wait()
+            work(k)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=caller, args=(k,)) for k in range(callers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def trace_parallel(monkeypatch: Any, backend_module: Any) -> list[int]:
+    """Wrap ``backend_module._parallel`` (the NumPy backend's thread pool): returns the list of the block counts each
+    call got, and checks that every block of a call was claimed exactly once."""
+    seen: list[int] = []
+    real = backend_module._parallel
+
+    def traced_parallel(parts: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
+        seen.append(len(parts))
+        claimed: list[int] = []
+        lock = threading.Lock()
+
+        def traced(part: Iterable[Any]) -> None:
+            def each() -> Iterator[Any]:
+                for idx in part:
+                    with lock:
+                        claimed.append(parts.index(idx))
+                    yield idx
+
+            work(each())
+
+        real(parts, traced, size)
+        assert sorted(claimed) == list(range(len(parts))), "a block was skipped or run twice"
+
+    monkeypatch.setattr(backend_module, "_parallel", traced_parallel)
+    return seen

@@ -9,13 +9,12 @@ A spy on ``numba_loops._launch`` (every parallel launch goes through it) tells w
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import random_values, uint_view
+from helpers import random_values, run_together, uint_view
 
 import gpuops
 from descriptors import ActivationReluOperatorDesc, DataType, TensorDesc, desc_class
@@ -236,26 +235,15 @@ def test_two_python_threads_run_one_operator_at_once(launches: list[int]) -> Non
     op, bufs = _check(_add1_relu, F16, t, t, t, seed=7)
     want = np.zeros_like(bufs[0])
     op.execute(bufs, [want])
-    errors: list[BaseException] = []
     outs = [np.zeros_like(bufs[0]) for _ in range(2)]
-    start = threading.Barrier(2)
 
     def worker(k: int) -> None:
-        try:
-            start.wait()
-            for _ in range(200):
-                outs[k][:] = 0
-                op.execute(bufs, [outs[k]])
-                assert np.array_equal(uint_view(outs[k]), uint_view(want))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        for _ in range(200):
+            outs[k][:] = 0
+            op.execute(bufs, [outs[k]])
+            assert np.array_equal(uint_view(outs[k]), uint_view(want))
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors, errors
+    run_together(worker)
     assert 2 < len(launches) <= 2 + 400  # a call that finds the other's launch running runs serially
     assert numba.threading_layer() in ("omp", "tbb")
 

@@ -6,12 +6,11 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from helpers import trace_parallel
 
 import gpuops
 from descriptors import DataType, ElementWiseAddOperatorDesc, ElementWiseMaxOperatorDesc, TensorDesc
@@ -35,27 +34,7 @@ def blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     monkeypatch.setattr(numpy_backend, "THREAD_MIN", 16)
     monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
     monkeypatch.setattr(numpy_backend, "TILE", 8)
-    seen: list[int] = []
-    real = numpy_backend._parallel
-
-    def spy(parts: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
-        seen.append(len(parts))
-        claimed: list[int] = []
-        lock = threading.Lock()
-
-        def traced(part: Iterable[Any]) -> None:
-            def each() -> Iterator[Any]:
-                for idx in part:
-                    with lock:
-                        claimed.append(parts.index(idx))
-                    yield idx
-
-            work(each())
-
-        real(parts, traced, size)
-        assert sorted(claimed) == list(range(len(parts))), "a block was skipped or run twice"
-
-    monkeypatch.setattr(numpy_backend, "_parallel", spy)
+    seen = trace_parallel(monkeypatch, numpy_backend)
     with config.override(num_threads=3):
         yield seen
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_elements
+from helpers import buffer_elements, run_together
 
 pytest.importorskip("numba")
 
@@ -286,32 +286,19 @@ def test_threading_layer_gate() -> None:
 @pytest.mark.parametrize("driver", ["pool", "numba"])
 def test_two_callers(driver: str, numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """Two Python threads executing one compiled REDUCE at once on the threaded tier: both results right."""
-    import threading
-
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", driver)
     dev = gpuops.Device("numpy")
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (256, 300)), TensorDesc(F32, (256, 1)), axes=[1])
     op = dev.compile_operator(dev.create_operator(desc))
     inputs = [_adversarial(256, 300, np.float32, 20 + i) for i in range(2)]
     wants = [_bits(np.add.reduce(v, axis=1)) for v in inputs]
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(2)
 
     def caller(i: int) -> None:
-        try:
-            barrier.wait()
-            for _ in range(30):
-                out = np.empty(256, np.float32)
-                op.execute([inputs[i].reshape(-1)], [out])
-                np.testing.assert_array_equal(_bits(out), wants[i])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        for _ in range(30):
+            out = np.empty(256, np.float32)
+            op.execute([inputs[i].reshape(-1)], [out])
+            np.testing.assert_array_equal(_bits(out), wants[i])
 
     with config.override(num_threads=2):
-        threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+        run_together(caller)
     assert len(numba_calls) >= 60

@@ -12,13 +12,12 @@ accumulator) and rows shorter than it (one buffer spans several rows).
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_elements, buffer_for
+from helpers import buffer_elements, buffer_for, run_together, trace_parallel
 
 import gpuops
 from descriptors import (
@@ -75,28 +74,7 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The block counts each ``_parallel`` call got; checks every block was claimed exactly once."""
-    seen: list[int] = []
-    real = numpy_backend._parallel
-
-    def traced_parallel(parts: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
-        seen.append(len(parts))
-        claimed: list[int] = []
-        lock = threading.Lock()
-
-        def traced(part: Iterable[Any]) -> None:
-            def each() -> Iterator[Any]:
-                for idx in part:
-                    with lock:
-                        claimed.append(parts.index(idx))
-                    yield idx
-
-            work(each())
-
-        real(parts, traced, size)
-        assert sorted(claimed) == list(range(len(parts))), "a block was skipped or run twice"
-
-    monkeypatch.setattr(numpy_backend, "_parallel", traced_parallel)
-    return seen
+    return trace_parallel(monkeypatch, numpy_backend)
 
 
 def _values(dt: DataType, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -234,24 +212,13 @@ def test_two_callers_share_one_operator(spy: list[int]) -> None:
         for v in inputs:
             wants.append(np.empty(_kept(sizes, axes)))
             op.execute([v], [wants[-1]])
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(2)
 
     def caller(i: int) -> None:
-        try:
-            barrier.wait()
-            for _ in range(50):
-                out = np.empty(_kept(sizes, axes))
-                op.execute([inputs[i]], [out])
-                np.testing.assert_array_equal(out, wants[i])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        for _ in range(50):
+            out = np.empty(_kept(sizes, axes))
+            op.execute([inputs[i]], [out])
+            np.testing.assert_array_equal(out, wants[i])
 
     with config.override(num_threads=2):
-        threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+        run_together(caller)
     assert len(spy) >= 100
