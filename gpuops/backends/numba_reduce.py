@@ -43,7 +43,6 @@ for a descheduled thread), where the pool's dynamic claiming stays near the one-
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 from typing import Any
 
@@ -73,7 +72,6 @@ __all__ = [
 PW_BLOCKSIZE = 128  # NumPy's leaf size
 MAP_SUM, MAP_ABS, MAP_SQUARE = 0, 1, 2
 BLOCKS_PER_THREAD = 8  # blocks of rows per thread in row_sums_parallel
-log = logging.getLogger("gpuops")
 
 
 def _leaves(start: int, n: int, lo: list[int], ln: list[int], prog: list[int]) -> None:
@@ -297,33 +295,20 @@ def out_view(out: np.ndarray, rows: int) -> tuple[np.ndarray, int] | None:
     return flat, ostride
 
 
-_parallel: bool | None = None
-_parallel_lock = threading.Lock()
+def _probe() -> None:
+    """A first tiny launch of :func:`row_sums_parallel` (numba picks its threading layer there)."""
+    a = np.zeros(16, np.float32)
+    lo, ln, prog, depth = plan(8)
+    row_sums_parallel(a, 2, 8, lo, ln, prog, depth, np.empty(2, np.float32), 1, 0, np.float32(0), False, 2)
 
 
 def parallel_ok() -> bool:
-    """Whether :func:`row_sums_parallel` may run: numba's threading layer, known after a first tiny launch (made
-    once, under a lock), is ``omp`` or ``tbb`` (``workqueue`` is not thread-safe: two Python threads launching at
-    once would abort the process)."""
-    global _parallel
-    if _parallel is None:
-        with _parallel_lock:
-            if _parallel is None:
-                try:
-                    a = np.zeros(16, np.float32)
-                    lo, ln, prog, depth = plan(8)
-                    row_sums_parallel(
-                        a, 2, 8, lo, ln, prog, depth, np.empty(2, np.float32), 1, 0, np.float32(0), False, 2
-                    )
-                    layer = numba.threading_layer()
-                except Exception as exc:  # noqa: BLE001 - any failure keeps the ufunc path
-                    log.warning("gpuops: threaded numba reductions off: %s", exc)
-                    _parallel = False
-                else:
-                    _parallel = layer in ("omp", "tbb")
-                    if not _parallel:
-                        log.info("gpuops: threaded numba reductions off: threading layer %s", layer)
-    return _parallel
+    """Whether :func:`row_sums_parallel` may run: the element-wise tier's one process-wide decision
+    (``numba_loops.native_threads``: omp or tbb, never workqueue, which is not thread-safe; at least two numba
+    threads; off in a child forked after the layer started), made by :func:`_probe` if nothing decided it yet."""
+    from .numba_loops import native_threads
+
+    return native_threads(_probe)
 
 
 def sum_rows(
