@@ -34,6 +34,16 @@ MAPS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _never_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No launch counts as slow here, so the launch guard never pauses native launches: a threaded call runs on
+    numba's threads (a loaded CI machine would otherwise send some to the serial path, the same bits untested)."""
+    from gpuops.backends import numba_loops
+
+    monkeypatch.setattr(numba_loops, "SLOW_S", float("inf"))
+    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+
+
 def _bits(a: np.ndarray) -> np.ndarray:
     return a.view({4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
 
@@ -82,7 +92,7 @@ def _pairwise_replay(x: np.ndarray, swap: bool = False) -> np.ndarray:
 def _kernel(x: np.ndarray, mode: int, threads: int) -> np.ndarray:
     rows, n = x.shape
     out = np.full(rows, 7, x.dtype)
-    numba_reduce.sum_rows(x.reshape(-1), rows, n, n, out, 1, mode, threads)
+    assert numba_reduce.sum_rows(x.reshape(-1), rows, n, n, out, 1, mode, threads)  # the guard let it run
     return out
 
 
@@ -214,12 +224,13 @@ def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     ``sum_rows`` call got."""
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 64)
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 64)
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_MIN", 64)
     seen: list[int] = []
     real = numba_reduce.sum_rows
 
-    def spy(flat: np.ndarray, rows: int, *args: Any, **kwargs: Any) -> None:
+    def spy(flat: np.ndarray, rows: int, *args: Any, **kwargs: Any) -> bool:
         seen.append(rows)
-        real(flat, rows, *args, **kwargs)
+        return real(flat, rows, *args, **kwargs)
 
     monkeypatch.setattr(numba_reduce, "sum_rows", spy)
     return seen
@@ -273,6 +284,45 @@ def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> Non
     assert numba_calls == [64] + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], _bits(np.add.reduce(x, axis=1)))
+
+
+def test_native_driver(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With numba's threads usable, 2 threads and REDUCE_NUMBA_NATIVE_MIN reached: one native launch over all the
+    rows; while another launch holds the guard, the same call takes the pool's blocks of rows instead. The same
+    bits every way, and NumPy's."""
+    from gpuops.backends import numba_loops
+
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
+    launches: list[int] = []
+    real = numba_loops._launch
+
+    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
+        launches.append(count)
+        real(driver, args, count)
+
+    monkeypatch.setattr(numba_loops, "_launch", spy)
+    dev = gpuops.Device("numpy")
+    x = _adversarial(64, 1000, np.float32, 11)
+    desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1000)), TensorDesc(F32, (64, 1)), axes=[1])
+    op = dev.compile_operator(dev.create_operator(desc))
+    want = _bits(np.add.reduce(x, axis=1))
+    native = numba_reduce.parallel_ok()
+    out = np.empty(64, np.float32)
+    with config.override(num_threads=2):
+        op.execute([x.reshape(-1)], [out])
+    np.testing.assert_array_equal(_bits(out), want)
+    if native:
+        assert launches == [2] and numba_calls == [64]  # one sum_rows call, launched on 2 threads
+    else:
+        assert launches == [] and numba_calls == [64] + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+    numba_calls.clear()
+    out = np.empty(64, np.float32)
+    with numba_loops._launching, config.override(num_threads=2):  # as while another Python thread's launch runs
+        op.execute([x.reshape(-1)], [out])
+    np.testing.assert_array_equal(_bits(out), want)
+    assert launches == ([2] if native else [])
+    # refused by the guard (nothing written), then the pool's blocks
+    assert numba_calls == ([64] if native else []) + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
 
 
 def test_threading_layer_gate() -> None:

@@ -31,7 +31,7 @@ are unusable, loops run as before: serially, and in blocks on the backend's Pyth
 ``THREAD_MIN`` on; a numba loop holds no GIL while it runs. OpenMP's idle threads spin for a while after a
 launch: on a heavily oversubscribed machine launches were seen to take milliseconds; ``GPUOPS_NUM_THREADS=1``
 avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` made single launches 1.7-3x slower: float16 add at 2**16
-62 vs 19 us). One native launch at a time runs (``_launch_alone``): a Python thread that finds another's
+62 vs 19 us). One native launch at a time runs (``launch_alone``): a Python thread that finds another's
 launch running runs its own call serially; several Python threads executing large operators at once get
 more from ``GPUOPS_NUM_THREADS=1`` (each call on its own thread) than from native threads.
 
@@ -78,7 +78,7 @@ from ..codegen.numba import LoopSpec
 from ..layout.launch_plan import FastPlan
 from . import numpy_backend as nb
 
-__all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "rows_layout"]
+__all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "launch_alone", "rows_layout"]
 
 # Below this many elements an operator keeps NumPy's ufunc path: a few microseconds there, so
 # a loop's compile (tenths of a second, once per process without the disk cache) would take
@@ -193,7 +193,7 @@ _pause = 0.0  # the last pause (0: none since the credit was last full)
 _credit = 0.0
 
 
-def _launch_alone(kernel: NumbaLoopKernel, driver: Any, args: tuple[Any, ...], count: int, size: int) -> bool:
+def launch_alone(kernel: Any, driver: Any, args: tuple[Any, ...], count: int, size: int) -> bool:
     """``_launch`` where no other native launch of this module is running and launches are not paused
     (``SLOW_S``); False (nothing run) otherwise: the caller then runs its serial path. GNU OpenMP gives each
     launching Python thread a team of its own, and a team's idle threads spin after a launch, so teams from
@@ -449,7 +449,7 @@ class NumbaLoopKernel:
         self.out_storage = _storage(dtypes[spec.output_role])
         self.scalar_types = tuple(scalar_types)
         self._compiled: set[str] = set()
-        self.best = float("inf")  # the fastest native launch's seconds per element (``_launch_alone``)
+        self.best = float("inf")  # the fastest native launch's seconds per element (``launch_alone``)
 
     def compile(self, kind: str) -> None:
         """Compile the ``"flat"`` or ``"rows"`` loop, or its parallel driver (``"flat_par"``, ``"rows_par"``:
@@ -501,7 +501,7 @@ class NumbaLoopKernel:
         size = o.shape[0]
         if size >= PAR_MIN and _native and "flat_par" in self._compiled and time.perf_counter() >= _paused_until:
             t = threads()
-            if t > 1 and _launch_alone(self, self.par_loop, (*xs, *prepared, o, t), t, size):
+            if t > 1 and launch_alone(self, self.par_loop, (*xs, *prepared, o, t), t, size):
                 return
         if size < nb.THREAD_MIN:
             self.loop(*xs, *prepared, o)
@@ -528,7 +528,7 @@ class NumbaLoopKernel:
         if size >= PAR_MIN and _native and "rows_par" in self._compiled and time.perf_counter() >= _paused_until:
             t = threads()
             args = (*xs, *prepared, o, 0, rows, 0, cols, *strides, t)
-            if t > 1 and _launch_alone(self, self.rows_par_loop, args, t, size):
+            if t > 1 and launch_alone(self, self.rows_par_loop, args, t, size):
                 return
         if size < nb.THREAD_MIN:
             self.rows_loop(*xs, *prepared, o, 0, rows, 0, cols, *strides)

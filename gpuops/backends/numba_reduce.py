@@ -32,10 +32,11 @@ Full reductions (one contiguous run): :func:`split` cuts the top levels of the s
 sums (``raw``: without the +0.0) :func:`combine` adds in the tree's order, so the pieces can be summed on
 several threads with NumPy's bits.
 
-Threads: :func:`row_sums_parallel` (numba's ``prange``, ``parallel_ok``: omp or tbb only) is there, but the
-NumPy backend shares blocks of rows among its own pool by default (``numpy_backend.REDUCE_NUMBA_DRIVER``): with
-the other vCPU busy, every numba launch here took ~8 ms (an empty ``prange`` too: OpenMP's spinning team waits
-for a descheduled thread), where the pool's dynamic claiming stays near the one-thread time.
+Threads: :func:`row_sums_parallel` (numba's ``prange``, ``parallel_ok``: omp or tbb only), launched by
+:func:`sum_rows` through the element-wise tier's guard (``numba_loops.launch_alone``): with the other vCPU busy,
+a numba launch here can take ~8 ms (an empty ``prange`` too: OpenMP's spinning team waits for a descheduled
+thread), and the guard then pauses native launches, the NumPy backend sharing blocks of rows among its own pool
+instead (``numpy_backend.REDUCE_NUMBA_DRIVER``), whose dynamic claiming stays near the one-thread time.
 
 ``MAP_SUM``, ``MAP_ABS``, ``MAP_SQUARE``: what each element becomes before it is added (SUM, L1, SUM_SQUARE).
 """
@@ -270,7 +271,11 @@ def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, in
                 return None
             rows *= size
     span = (rows - 1) * rstride + n
-    flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,), writeable=False)
+    if span == x.size and x.flags.c_contiguous:
+        flat = x.reshape(-1)  # the same span, ~10x cheaper than as_strided
+        flat.flags.writeable = False  # one numba signature: as as_strided's below
+    else:
+        flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,), writeable=False)
     return flat, rows, n, rstride
 
 
@@ -278,6 +283,8 @@ def out_view(out: np.ndarray, rows: int) -> tuple[np.ndarray, int] | None:
     """``out`` (the kept axes in ``x``'s order, the reduced ones of size 1) as ``(flat, ostride)``: output ``r`` at
     ``flat[r * ostride]``; None where its elements are not one uniform positive stride apart."""
     item = out.itemsize
+    if out.size == rows and out.flags.c_contiguous:
+        return out.reshape(-1), 1
     dims = [(size, stride) for size, stride in zip(out.shape, out.strides, strict=True) if size != 1]
     if rows == 1:
         return np.lib.stride_tricks.as_strided(out, shape=(1,), strides=(item,)), 1
@@ -321,21 +328,44 @@ def sum_rows(
     mode: int,
     threads: int,
     raw: bool = False,
-) -> None:
+    guard: Any = None,
+) -> bool:
     """``out[r * ostride] = 0 + pw(map(flat[r * rstride:][:n]))`` (:func:`rows_view`, :func:`out_view`) on
     ``threads`` of numba's threads (one: this thread, no launch); ``flat`` and ``out`` of one float type.
-    ``raw``: ``pw(...)`` itself, without adding the +0.0 (a -0.0 sum stays -0.0)."""
+    ``raw``: ``pw(...)`` itself, without adding the +0.0 (a -0.0 sum stays -0.0).
+
+    More than one thread: :func:`row_sums_parallel`, ``BLOCKS_PER_THREAD`` blocks of rows per thread claimed one
+    at a time, through the element-wise tier's launch guard (``numba_loops.launch_alone``: one native launch at a
+    time, paused while launches lose time; ``guard`` keeps the best time per element, as a loop kernel does):
+    False, with nothing written, where the guard refused (the caller then runs its other path); True otherwise."""
     lo, ln, prog, depth = plan(n)
     zero = flat.dtype.type(0)
     if threads <= 1:
         row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw)
-        return
+        return True
+    from .numba_loops import launch_alone
+
     threads = min(threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-    numba.set_num_threads(threads)
     blocks = min(threads * BLOCKS_PER_THREAD, rows)
-    previous = numba.set_parallel_chunksize(1)  # blocks claimed one by one: a slowed thread takes fewer
+    args = (flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw, blocks)
+    return launch_alone(guard if guard is not None else _GUARD, _claimed, args, threads, rows * n)
+
+
+class _Best:
+    """The fastest native launch's seconds per element, for ``launch_alone`` (callers without their own)."""
+
+    best = float("inf")
+
+
+_GUARD = _Best()
+
+
+def _claimed(*args: Any) -> None:
+    """:func:`row_sums_parallel` with blocks claimed one by one (a slowed thread takes fewer). numba's chunk size
+    is the calling thread's; set in jitted code, it would keep numba from caching the driver."""
+    previous = numba.set_parallel_chunksize(1)
     try:
-        row_sums_parallel(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw, blocks)
+        row_sums_parallel(*args)
     finally:
         numba.set_parallel_chunksize(previous)
 
@@ -345,8 +375,9 @@ _warm_lock = threading.Lock()
 
 
 def warm_up(dtype: np.dtype) -> None:
-    """Compile :func:`sum_rows`' one-thread loops for ``dtype`` (float32 or float64) by running them on a few
-    elements, both with and without ``raw``; once per process and type."""
+    """Compile :func:`sum_rows`' loops for ``dtype`` (float32 or float64) by running them on a few elements: the
+    one-thread loop with and without ``raw``, and the native driver where ``parallel_ok``; once per process and
+    type."""
     dtype = np.dtype(dtype)
     if dtype in _warm:
         return
@@ -354,9 +385,13 @@ def warm_up(dtype: np.dtype) -> None:
         if dtype in _warm:
             return
         x = np.zeros(16, dtype)
-        out = np.zeros(1, dtype)
+        x.flags.writeable = False  # as rows_view gives it: numba compiles read-only arrays apart
+        out = np.zeros(2, dtype)
         sum_rows(x, 1, 16, 16, out, 1, 0, 1)
         sum_rows(x, 1, 16, 16, out, 1, 0, 1, raw=True)
+        if parallel_ok():  # the native driver too: a first launch that compiles would count as a slow one
+            lo, ln, prog, depth = plan(8)
+            _claimed(x, 2, 8, lo, ln, prog, depth, out, 1, 0, dtype.type(0), False, 2)
         _warm.add(dtype)
 
 

@@ -401,18 +401,22 @@ REDUCE_BLOCK = 1 << 20
 # The numba tier (numba_reduce: NumPy's pairwise order, so NumPy's bits): SUM, AVERAGE, L1 and SUM_SQUARE of
 # float32/float64 read in their own type, over contiguous rows (the reduced axes innermost and packed, the kept
 # ones one uniform stride; REDUCE_NUMBA_ROWS rows or more) or one contiguous run (a full reduction), where numba
-# is available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread; from
-# REDUCE_NUMBA_THREAD_MIN on, with 2 threads or more, REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool
-# (_parallel; a full reduction: pieces of the top of the pairwise tree). Float32 SUM over rows of 1024 and of 64,
+# is available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread. Rows shared among
+# threads (2 or more): from REDUCE_NUMBA_NATIVE_MIN on on numba's native threads (REDUCE_NUMBA_DRIVER "numba":
+# numba_reduce.row_sums_parallel through numba_loops.launch_alone, omp/tbb only, paused while launches lose time),
+# else from REDUCE_NUMBA_THREAD_MIN on REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool (_parallel; a full
+# reduction: pieces of the top of the pairwise tree, always on the pool). Float32 SUM over rows of 1024 and of 64,
 # this tier on one thread against the ufunc tier (threaded from 2^21), 2-vCPU VM with the other vCPU mostly busy:
-# 0.70-0.97x at 2^15, 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. The pool
-# against one thread at 2^23 ([4096, 2048]): 0.70-0.75 of its time on the quiet VM, 1.1-1.2x it with the other
-# vCPU busy. REDUCE_NUMBA_DRIVER = "numba" runs numba's prange instead (numba_reduce.row_sums_parallel, omp/tbb
-# only): as fast on the quiet VM, but ~8 ms a call with the other vCPU busy (against 1.5-2 ms for the ufunc tier).
+# 0.70-0.97x at 2^15, 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. Float32
+# SUM over rows of 2048 (2-vCPU Zen 4 VM, quiet; one thread / numba's 2 threads / the pool's 2 threads / half the
+# rows on one thread, us): 2^18 22-29 / 18 / 96 / 15; 2^20 82-114 / 65-70 / 110 / 58; 2^23 870-1350 /
+# 560-670 / 700-730 / 490. The pool pays a hand-off (~80 us) that native threads do not (~2-3 us); with the
+# other vCPU busy a native launch took ~8 ms, where the guard pauses them and the pool takes over.
 REDUCE_NUMBA_MIN = 1 << 17
 REDUCE_NUMBA_ROWS = 8
+REDUCE_NUMBA_NATIVE_MIN = 1 << 19
 REDUCE_NUMBA_THREAD_MIN = 1 << 22
-REDUCE_NUMBA_DRIVER = "pool"  # "pool": blocks of rows on _parallel's threads; "numba": numba's prange
+REDUCE_NUMBA_DRIVER = "numba"  # "numba": native threads first; "pool": blocks of rows on _parallel's threads only
 REDUCE_NUMBA_BLOCKS = 4  # blocks of rows per thread
 # The map numba_reduce applies before summing, per function (AVERAGE divides the sum afterwards, as NumPy does).
 _PAIRWISE = {"SUM": 0, "AVERAGE": 0, "L1": 1, "SUM_SQUARE": 2}
@@ -486,6 +490,7 @@ class NumpyReduceKernel:
         self.pairwise: int | None = None
         if variant in _PAIRWISE and stored == self.compute and stored in (np.dtype(np.float32), np.dtype(np.float64)):
             self.pairwise = _PAIRWISE[variant]
+        self.best = float("inf")  # the fastest native launch's seconds per element (numba_loops.launch_alone)
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).
@@ -531,9 +536,10 @@ class NumpyReduceKernel:
 
     def _pairwise_rows(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int) -> bool:
         """The numba tier: NumPy's pairwise sums of ``x``'s contiguous rows (:mod:`numba_reduce`), on this thread
-        or, from REDUCE_NUMBA_THREAD_MIN elements on with 2 threads or more, on blocks of rows shared among the
-        threads (REDUCE_NUMBA_DRIVER); into ``out`` directly, or through a temporary (AVERAGE's division, another
-        output type or layout). False, with nothing written, where it does not apply (see REDUCE_NUMBA_MIN)."""
+        or, with 2 threads or more, on numba's threads from REDUCE_NUMBA_NATIVE_MIN elements on (REDUCE_NUMBA_DRIVER
+        "numba", where the launch guard lets it) or on the pool's from REDUCE_NUMBA_THREAD_MIN on; into ``out``
+        directly, or through a temporary (AVERAGE's division, another output type or layout). False, with nothing
+        written, where it does not apply (see REDUCE_NUMBA_MIN)."""
         if x.dtype != self.compute:
             return False
         from . import numba_loops
@@ -545,10 +551,6 @@ class NumpyReduceKernel:
         view = numba_reduce.rows_view(x, axes)
         if view is None or 1 < view[1] < REDUCE_NUMBA_ROWS or may_overlap(x, out):
             return False
-        threads = _thread_count() if x.size >= REDUCE_NUMBA_THREAD_MIN else 1
-        pool = REDUCE_NUMBA_DRIVER == "pool"
-        if threads > 1 and not pool and not numba_reduce.parallel_ok():
-            threads = 1
         flat, rows, length, rstride = view
         target = numba_reduce.out_view(out, rows) if out.dtype == x.dtype and self.variant != "AVERAGE" else None
         temp = None
@@ -557,7 +559,17 @@ class NumpyReduceKernel:
             target = (temp, 1)
         tflat, ostride = target
         mode = self.pairwise or 0
-        if rows == 1 and threads > 1:
+        threads = _thread_count()
+        native = (
+            REDUCE_NUMBA_DRIVER == "numba"
+            and rows > 1
+            and threads > 1
+            and x.size >= REDUCE_NUMBA_NATIVE_MIN
+            and numba_reduce.parallel_ok()
+        )
+        if native and numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads, guard=self):
+            pass  # on numba's threads (False: the launch guard refused, nothing written)
+        elif threads > 1 and x.size >= REDUCE_NUMBA_THREAD_MIN and rows == 1:
             # a full reduction: the top levels of NumPy's pairwise tree split it into independent pieces, each
             # summed on its own (raw: no +0.0), then combined in the tree's order (numba_reduce.split)
             pieces, prog = numba_reduce.split(length, max(1, (threads * REDUCE_NUMBA_BLOCKS - 1).bit_length()))
@@ -570,7 +582,7 @@ class NumpyReduceKernel:
 
             _parallel(list(range(len(pieces))), each, max(x.size, THREAD_MIN))
             tflat[0] = numba_reduce.combine(sums, prog)[0]
-        elif threads > 1 and pool:
+        elif threads > 1 and x.size >= REDUCE_NUMBA_THREAD_MIN:
             count = min(rows, threads * REDUCE_NUMBA_BLOCKS)
             cuts = [i * rows // count for i in range(count + 1)]
 
@@ -581,7 +593,7 @@ class NumpyReduceKernel:
 
             _parallel(list(itertools.pairwise(cuts)), work, max(x.size, THREAD_MIN))
         else:
-            numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads)
+            numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, 1)
         if temp is not None:
             if self.variant == "AVERAGE":
                 np.divide(temp, temp.dtype.type(n), out=temp)
