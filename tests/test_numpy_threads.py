@@ -13,7 +13,14 @@ import pytest
 from helpers import trace_parallel
 
 import gpuops
-from descriptors import DataType, ElementWiseAddOperatorDesc, ElementWiseMaxOperatorDesc, TensorDesc
+from descriptors import (
+    DataType,
+    ElementWiseAddOperatorDesc,
+    ElementWiseExpOperatorDesc,
+    ElementWiseMaxOperatorDesc,
+    ScaleBias,
+    TensorDesc,
+)
 from gpuops import config
 from gpuops.backends import numpy_backend
 
@@ -141,3 +148,52 @@ def test_float16_chunks_convert_through_half_convert(monkeypatch: pytest.MonkeyP
     # break-even size and takes NumPy's cast (also checked, by the bits above).
     assert calls["to32"] == 2 * 3 and calls["to16"] == 3
     assert np.isposinf(out).any() and (out == 0).any() and np.signbit(out[out == 0]).any()
+
+
+@pytest.mark.parametrize("scale_bias", [None, ScaleBias(0.5, -1.0)], ids=["direct", "chunked"])
+def test_heavy_ufunc_work_threads_below_thread_min(
+    monkeypatch: pytest.MonkeyPatch, scale_bias: ScaleBias | None
+) -> None:
+    """Compute-bound ufunc work (EXP) is shared among threads below THREAD_MIN once one-thread calls have shown it
+    takes HEAVY_S or more: the first two calls run on this thread and are timed, the next ones in blocks
+    (HEAVY_BLOCK for one ufunc, CHUNK for the chunked path), and go back to one thread where the threaded calls
+    were slower per element; the same bits every way. Never where calls are cheaper."""
+    monkeypatch.setattr(numpy_backend, "HEAVY_MIN", 64)
+    monkeypatch.setattr(numpy_backend, "HEAVY_BLOCK", 100)
+    monkeypatch.setattr(numpy_backend, "CHUNK", 64)
+    seen = trace_parallel(monkeypatch, numpy_backend)
+    n = 1000
+    t = TensorDesc(F32, (n,))
+    x = np.random.default_rng(5).uniform(-80, 80, n).astype(np.float32)
+    x64 = x.astype(np.float64)
+    # ScaleBias: x * scale, rounded to float32, + bias, rounded (DirectML's DML_SCALE_BIAS), then exp
+    want = np.exp(x64 if scale_bias is None else (x * np.float32(0.5) + np.float32(-1.0)).astype(np.float64))
+    for heavy_s, threaded in ((0.0, True), (1e9, False)):
+        monkeypatch.setattr(numpy_backend, "HEAVY_S", heavy_s)
+        op = _op(ElementWiseExpOperatorDesc(t, t, scale_bias=scale_bias))
+        kernel = op._kernel.kernel
+        for name, value in (
+            ("cost", 0.0),
+            ("timed", 0),
+            ("cost_threads", 0.0),
+            ("timed_threads", 0),
+        ):  # kernels are shared: never timed
+            monkeypatch.setattr(kernel, name, value)
+        seen.clear()
+        outs = []
+        with config.override(num_threads=3):
+            for _ in range(3):
+                out = np.full(n, np.nan, np.float32)
+                op.execute([x], [out])
+                outs.append(out)
+            blocks = -(-n // (100 if scale_bias is None else 64))
+            assert seen == ([blocks] if threaded else []), heavy_s
+            if threaded:  # two threaded calls measured slower per element than one: back to one thread
+                op.execute([x], [out])
+                assert seen == [blocks, blocks]
+                kernel.cost_threads = 2 * kernel.cost
+                op.execute([x], [out])
+                assert seen == [blocks, blocks]
+        for got in outs[1:]:
+            np.testing.assert_array_equal(got.view(np.uint32), outs[0].view(np.uint32))
+        np.testing.assert_allclose(outs[0], want, rtol=1e-6)

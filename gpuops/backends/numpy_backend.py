@@ -15,6 +15,7 @@ import itertools
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -47,6 +48,15 @@ THREAD_MIN = 1 << 21
 # Blocks of a threaded single-ufunc call: a few hundred microseconds of work each, so the
 # threads share the work evenly and a GIL hand-over (tens of microseconds on a VM) is rare.
 THREAD_BLOCK = 1 << 18
+# Compute-bound ufunc work (EXP, TANH, ERF, ...: about 1 ns an element, against ~0.1 for an add) is shared among
+# threads from HEAVY_MIN elements on where this kernel's fastest one-thread call so far (seconds per element,
+# measured on calls of HEAVY_MIN elements or more, two at least) puts the call at HEAVY_S or more, unless a
+# threaded call was slower per element (NumpyKernel._heavy): a pool hand-off (~80 us on the 2-vCPU VM) then
+# costs less than a second thread saves. Float32 EXP with ScaleBias, one thread / two (us):
+# 2^18 199 / 248, 2^19 372 / 285, 2^20 947 / 634. Blocks of HEAVY_BLOCK elements.
+HEAVY_MIN = 1 << 17
+HEAVY_S = 300e-6
+HEAVY_BLOCK = 1 << 16
 
 
 def _thread_count() -> int:
@@ -160,7 +170,8 @@ def _parallel(blocks: list[Any], work: Callable[[Iterable[Any]], None], size: in
         work(claim())  # this thread takes part (its floating-point state is already set)
     finally:
         for f in futures:
-            f.result()
+            if not f.cancel():  # a helper that never started has nothing left to claim (and, called from a
+                f.result()  # pool thread while every other one waits too, would never start)
 
 
 def _tiles(shape: tuple[int, ...]) -> list[Any]:
@@ -261,6 +272,12 @@ class NumpyKernel:
         # chunk, which two threads ran slower than one (13.9 vs 19.6 ms for a 2**22 float16 add
         # on a 2-vCPU VM: the GIL changes hands at every pass), so those stay on one thread.
         self.float16 = any(dt is DataType.FLOAT16 for dt in dtypes.values())
+        # HEAVY_MIN elements or more: the fastest one-thread call's seconds per element (0: none yet), how many
+        # were timed, and the fastest threaded call's (0: none yet)
+        self.cost = 0.0
+        self.timed = 0
+        self.cost_threads = 0.0
+        self.timed_threads = 0
         self.reads_index = row.reads_index  # the impl takes index= (FILL_VALUE_SEQUENCE): never the direct path
         self.direct = (
             self.single
@@ -296,28 +313,69 @@ class NumpyKernel:
             ins = [v.view(self.in_np[r]) for v, r in zip(ins, self.in_roles, strict=True)]
             out = out.view(self.out_np)
         size = out.size
+        heavy = HEAVY_MIN <= size < THREAD_MIN and out.ndim >= 1 and self._heavy(size)
         if self.direct:
             params = prepared.params
             if size >= TILE * TILE and out.ndim >= 2 and _strided_inner(ins):
                 blocks = _tiles(out.shape)
             elif size >= THREAD_MIN and out.ndim >= 1:
                 blocks = list(_chunks(out.shape, THREAD_BLOCK))
-            else:
+            elif heavy:
+                blocks = list(_chunks(out.shape, HEAVY_BLOCK))
+            elif size < HEAVY_MIN:
                 self.impl(*self._args(ins), out=out, **params)
+                return
+            else:
+                self._timed(size, lambda: self.impl(*self._args(ins), out=out, **params))
                 return
 
             def work(part: Iterable[Any]) -> None:
                 for idx in part:
                     self.impl(*self._args([v[idx] for v in ins]), out=out[idx], **params)
 
-            _parallel(blocks, work, size)
+            if heavy:
+                self._timed_threads(size, lambda: _parallel(blocks, work, THREAD_MIN))
+            else:
+                _parallel(blocks, work, size)
             return
         blocks = [()] if size <= CHUNK else list(_chunks(out.shape))  # () is the whole array
         work = lambda part: self._chunked(ins, out, prepared, aliased, part)  # noqa: E731
         if self.float16:  # one thread: see __init__
             work(blocks)
+        elif heavy:
+            self._timed_threads(size, lambda: _parallel(blocks, work, THREAD_MIN))
+        elif HEAVY_MIN <= size < THREAD_MIN:
+            self._timed(size, lambda: work(blocks))
         else:
             _parallel(blocks, work, size)
+
+    def _heavy(self, size: int) -> bool:
+        """Whether a call of ``size`` elements (HEAVY_MIN .. THREAD_MIN) goes to the pool: two one-thread calls were
+        timed (a first call pays for page faults and cold caches), the fastest puts this one at HEAVY_S or more,
+        and fewer than two threaded calls were timed (the first one may start the pool) or the fastest of them was
+        faster per element."""
+        cost = self.cost
+        if self.timed < 2 or size * cost < HEAVY_S:
+            return False
+        return self.timed_threads < 2 or self.cost_threads < cost
+
+    def _timed(self, size: int, call: Callable[[], object]) -> None:
+        """``call()`` on this thread (``size`` elements, HEAVY_MIN or more); its time per element into ``cost``."""
+        start = time.perf_counter()
+        call()
+        took = (time.perf_counter() - start) / size
+        if took < self.cost or self.cost == 0.0:
+            self.cost = took
+        self.timed += 1
+
+    def _timed_threads(self, size: int, call: Callable[[], object]) -> None:
+        """``call()``, a threaded call (:meth:`_heavy`); its time per element into ``cost_threads``."""
+        start = time.perf_counter()
+        call()
+        took = (time.perf_counter() - start) / size
+        if took < self.cost_threads or self.cost_threads == 0.0:
+            self.cost_threads = took
+        self.timed_threads += 1
 
     def _chunked(
         self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: Prepared, aliased: bool, blocks: Iterable[Any]
@@ -859,14 +917,15 @@ def fast_paths(run: Any, lowering: Lowering, plan: BindingPlan, general: Execute
     """A compiled operator's specialised ``execute`` and convenience call for the common case, or None.
 
     For an operator NumPy runs as one ufunc straight on the bound buffers (``NumpyKernel.direct``: every tensor
-    packed alike, all present, below ``THREAD_MIN`` elements), built once at compile time. The common binding
-    (lists or tuples of the right lengths; exact ``np.ndarray`` buffers with the tensors' own dtype object and
-    1-D shape, C-contiguous, the output writeable; no output sharing memory with an input: distinct arrays that
-    both own their data cannot, else ``np.may_share_memory`` must say no) runs the ufunc under the silenced
-    floating-point state, with none of the general path's lists, views and frames. Anything else, every error
-    included, goes to ``general`` (``binding.BindingPlan.check`` and the kernel), which decides as before.
-    At 1000 float32 elements on a 2-vCPU VM ``execute`` went from 4.3 to about 1.4 us (np.add(out=) alone
-    ~0.55 us) and ``compiled(a, b, out=c)`` from 19 to about 1.6 us.
+    packed alike, all present, below ``HEAVY_MIN`` and ``THREAD_MIN`` elements: from there on the general path
+    decides on threads), built once at compile time. The common binding (lists or tuples of the right lengths;
+    exact ``np.ndarray`` buffers with the tensors' own dtype object and 1-D shape, C-contiguous, the output
+    writeable; no output sharing memory with an input: distinct arrays that both own their data cannot, else
+    ``np.may_share_memory`` must say no) runs the ufunc under the silenced floating-point state, with none of the
+    general path's lists, views and frames. Anything else, every error included, goes to ``general``
+    (``binding.BindingPlan.check`` and the kernel), which decides as before. At 1000 float32 elements on a 2-vCPU
+    VM ``execute`` went from 4.3 to about 1.4 us (np.add(out=) alone ~0.55 us) and ``compiled(a, b, out=c)`` from
+    19 to about 1.6 us.
     """
     kernel = getattr(run, "kernel", None)
     exact = plan.exact_buffers()
@@ -883,7 +942,7 @@ def fast_paths(run: Any, lowering: Lowering, plan: BindingPlan, general: Execute
     ):
         return None
     ins, (do, so) = exact
-    if so[0] >= THREAD_MIN or tuple(k for k, _ in run.in_views) != tuple(range(len(ins))):
+    if so[0] >= min(HEAVY_MIN, THREAD_MIN) or tuple(k for k, _ in run.in_views) != tuple(range(len(ins))):
         return None
     params = run.prepared.params
     impl = kernel.impl
