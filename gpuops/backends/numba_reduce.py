@@ -44,6 +44,7 @@ instead (``numpy_backend.REDUCE_NUMBA_DRIVER``), whose dynamic claiming stays ne
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from typing import Any
 
@@ -248,6 +249,15 @@ def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, in
     1-D contiguous span holding them all, or None for any other layout (the reduced axes, size-1 axes left
     out, not the innermost ones in position and in memory; kept axes that are not one uniform stride)."""
     item = x.itemsize
+    ndim = x.ndim
+    if ndim and axes == tuple(range(ndim - len(axes), ndim)) and x.flags.c_contiguous:
+        # the common case, the last axes of a packed array: rows of their elements one after the other
+        shape = x.shape
+        n = math.prod(shape[ndim - len(axes) :])
+        if n:
+            flat = x.reshape(-1)
+            flat.flags.writeable = False  # one numba signature: as as_strided's below
+            return flat, x.size // n, n, n
     dims = [(d, x.shape[d], x.strides[d]) for d in range(x.ndim) if x.shape[d] != 1]
     reduced = [t for t in dims if t[0] in axes]
     kept = [t for t in dims if t[0] not in axes]

@@ -617,7 +617,7 @@ class NumpyReduceKernel:
             target = (temp, 1)
         tflat, ostride = target
         mode = self.pairwise or 0
-        threads = _thread_count()
+        threads = _thread_count() if x.size >= min(REDUCE_NUMBA_NATIVE_MIN, REDUCE_NUMBA_THREAD_MIN) else 1
         native = (
             REDUCE_NUMBA_DRIVER == "numba"
             and rows > 1
