@@ -207,6 +207,13 @@ def _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, raw, stack
                 for i in range(length):
                     s += _map(a[p0 + i], mode)
                 stack[top] = s
+            elif length == PW_BLOCKSIZE:  # a full leaf (most of a long row's): a constant trip count, unrolled
+                if mode == MAP_SUM:
+                    _leaf(a, p0, rstride, PW_BLOCKSIZE, 0, 1, stack, top)
+                elif mode == MAP_ABS:
+                    _leaf(a, p0, rstride, PW_BLOCKSIZE, 1, 1, stack, top)
+                else:
+                    _leaf(a, p0, rstride, PW_BLOCKSIZE, 2, 1, stack, top)
             else:
                 if mode == MAP_SUM:
                     _leaf(a, p0, rstride, m8, 0, 1, stack, top)
