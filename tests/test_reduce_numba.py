@@ -225,6 +225,7 @@ def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 64)
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 64)
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_MIN", 64)
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_FULL_MIN", 64)
     seen: list[int] = []
     real = numba_reduce.sum_rows
 
@@ -323,6 +324,46 @@ def test_native_driver(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) 
     assert launches == ([2] if native else [])
     # refused by the guard (nothing written), then the pool's blocks
     assert numba_calls == ([64] if native else []) + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+
+
+def test_native_driver_full_reduction(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full reduction on numba's threads: the top of the pairwise tree in pieces (one launch), combined in the
+    tree's order; the pool's pieces where the guard refuses; NumPy's bits both ways."""
+    from gpuops.backends import numba_loops
+
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
+    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_FULL_MIN", 64)
+    launches: list[int] = []
+    real = numba_loops._launch
+
+    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
+        launches.append(count)
+        real(driver, args, count)
+
+    monkeypatch.setattr(numba_loops, "_launch", spy)
+    dev = gpuops.Device("numpy")
+    n = 100003
+    x = _adversarial(1, n, np.float32, 12).reshape(-1)
+    op = dev.compile_operator(
+        dev.create_operator(
+            ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (n,)), TensorDesc(F32, (1,)), axes=[0])
+        )
+    )
+    want = _bits(np.add.reduce(x, keepdims=True))
+    native = numba_reduce.parallel_ok()
+    for held in (False, True):
+        out = np.full(1, 7, np.float32)
+        numba_calls.clear()
+        with config.override(num_threads=2):
+            if held:  # as while another Python thread's launch runs: the pool's pieces
+                with numba_loops._launching:
+                    op.execute([x], [out])
+            else:
+                op.execute([x], [out])
+        np.testing.assert_array_equal(_bits(out), want)
+        on_numba = native and not held
+        assert launches == ([2] if native else [])
+        assert numba_calls == ([] if on_numba else [1] * 8)  # the pool's pieces call sum_rows one by one
 
 
 def test_threading_layer_gate() -> None:

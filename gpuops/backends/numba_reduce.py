@@ -44,6 +44,7 @@ instead (``numpy_backend.REDUCE_NUMBA_DRIVER``), whose dynamic claiming stays ne
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import threading
 from typing import Any
@@ -63,11 +64,14 @@ __all__ = [
     "combine",
     "out_view",
     "parallel_ok",
+    "piece_plans",
+    "pieces_parallel",
     "plan",
     "row_sums",
     "row_sums_parallel",
     "rows_view",
     "split",
+    "sum_pieces",
     "sum_rows",
 ]
 
@@ -250,6 +254,84 @@ def row_sums_parallel(a, rows, rstride, lo, ln, prog, depth, out, ostride, mode,
             _rows(a, r0, r1, rstride, lo, ln, prog, out, ostride, mode, zero, raw, stack)
 
 
+@njit(nogil=True, cache=True, parallel=True)
+def pieces_parallel(a, starts, lens, plo, pln, pprog, leaf_at, prog_at, depth, sums, mode, zero):  # type: ignore[no-untyped-def]
+    """``sums[k] = pw(map(a[starts[k]:][:lens[k]]))`` (raw: no +0.0) for every piece ``k`` on numba's threads, piece
+    ``k``'s plan being ``plo[leaf_at[k]:leaf_at[k + 1]]``, ``pln[...]`` and ``pprog[prog_at[k]:prog_at[k + 1]]``
+    (:func:`piece_plans`)."""
+    for k in prange(starts.shape[0]):
+        l0, l1 = leaf_at[k], leaf_at[k + 1]
+        stack = np.empty(depth, a.dtype)
+        _rows(
+            a[starts[k] :],
+            0,
+            1,
+            lens[k],
+            plo[l0:l1],
+            pln[l0:l1],
+            pprog[prog_at[k] : prog_at[k + 1]],
+            sums[k:],
+            1,
+            mode,
+            zero,
+            True,
+            stack,
+        )
+
+
+@functools.lru_cache(maxsize=32)
+def piece_plans(n: int, levels: int) -> tuple[tuple[np.ndarray, ...], int, list[int]]:
+    """The pieces of :func:`split` ``(n, levels)`` with their :func:`plan` s packed for :func:`pieces_parallel`:
+    ``(starts, lens, plo, pln, pprog, leaf_at, prog_at)``, the deepest stack, and the program combining the
+    pieces' sums."""
+    pieces, prog = split(n, levels)
+    los, lns, progs, depth = [], [], [], 1
+    for _, m in pieces:
+        lo, ln, pp, d = plan(m)
+        los.append(lo)
+        lns.append(ln)
+        progs.append(pp)
+        depth = max(depth, d)
+    as64 = functools.partial(np.array, dtype=np.int64)
+    leaf_at = as64([0, *itertools.accumulate(len(x) for x in los)])
+    prog_at = as64([0, *itertools.accumulate(len(x) for x in progs)])
+    arrays = (
+        as64([st for st, _ in pieces]),
+        as64([m for _, m in pieces]),
+        np.concatenate(los),
+        np.concatenate(lns),
+        np.concatenate(progs),
+        leaf_at,
+        prog_at,
+    )
+    return arrays, depth, prog
+
+
+def sum_pieces(flat: np.ndarray, n: int, mode: int, threads: int, levels: int, guard: Any = None) -> Any:
+    """``0 + pw(map(flat[:n]))`` as a 0-d array of ``flat``'s type, the top ``levels`` levels of the tree split into
+    pieces summed on ``threads`` of numba's threads (:func:`pieces_parallel`) and combined in the tree's order
+    (:func:`combine`): NumPy's bits. None, with nothing computed, where the launch guard refused
+    (``numba_loops.launch_alone``, as :func:`sum_rows`)."""
+    from .numba_loops import launch_alone
+
+    arrays, depth, prog = piece_plans(n, levels)
+    sums = np.empty(len(arrays[0]), flat.dtype)
+    threads = min(threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    args = (flat, *arrays, depth, sums, mode, flat.dtype.type(0))
+    if not launch_alone(guard if guard is not None else _GUARD, _claimed_pieces, args, threads, n):
+        return None
+    return combine(sums, prog)
+
+
+def _claimed_pieces(*args: Any) -> None:
+    """:func:`pieces_parallel` with pieces claimed one by one (as :func:`_claimed`)."""
+    previous = numba.set_parallel_chunksize(1)
+    try:
+        pieces_parallel(*args)
+    finally:
+        numba.set_parallel_chunksize(previous)
+
+
 def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, int, int] | None:
     """``x`` reduced over ``axes`` as NumPy's reduction sees it: rows of ``n`` contiguous elements, one per
     output element, ``rstride`` elements apart (``rows`` of them): ``(flat, rows, n, rstride)`` with ``flat`` the
@@ -406,9 +488,11 @@ def warm_up(dtype: np.dtype) -> None:
         out = np.zeros(2, dtype)
         sum_rows(x, 1, 16, 16, out, 1, 0, 1)
         sum_rows(x, 1, 16, 16, out, 1, 0, 1, raw=True)
-        if parallel_ok():  # the native driver too: a first launch that compiles would count as a slow one
+        if parallel_ok():  # the native drivers too: a first launch that compiles would count as a slow one
             lo, ln, prog, depth = plan(8)
             _claimed(x, 2, 8, lo, ln, prog, depth, out, 1, 0, dtype.type(0), False, 2)
+            arrays, depth, _ = piece_plans(16, 1)
+            _claimed_pieces(x, *arrays, depth, out, 0, dtype.type(0))
         _warm.add(dtype)
 
 

@@ -457,22 +457,25 @@ REDUCE_THREAD_MIN = 1 << 21
 REDUCE_THREAD_MIN_CAST = 1 << 19
 REDUCE_BLOCK = 1 << 20
 # The numba tier (numba_reduce: NumPy's pairwise order, so NumPy's bits): SUM, AVERAGE, L1 and SUM_SQUARE of
-# float32/float64 read in their own type, over contiguous rows (the reduced axes innermost and packed, the kept
-# ones one uniform stride; REDUCE_NUMBA_ROWS rows or more) or one contiguous run (a full reduction), where numba
-# is available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread. Rows shared among
-# threads (2 or more): from REDUCE_NUMBA_NATIVE_MIN on on numba's native threads (REDUCE_NUMBA_DRIVER "numba":
+# float32/float64 read in their own type, over contiguous rows (the reduced axes innermost and packed, the kept ones
+# one uniform stride; REDUCE_NUMBA_ROWS rows or more) or one contiguous run (a full reduction), where numba is
+# available (GPUOPS_NUMBA). From REDUCE_NUMBA_MIN input elements on one call on this thread. Rows shared among threads
+# (2 or more): from REDUCE_NUMBA_NATIVE_MIN on on numba's native threads (REDUCE_NUMBA_DRIVER "numba":
 # numba_reduce.row_sums_parallel through numba_loops.launch_alone, omp/tbb only, paused while launches lose time),
-# else from REDUCE_NUMBA_THREAD_MIN on REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool (_parallel; a full
-# reduction: pieces of the top of the pairwise tree, always on the pool). Float32 SUM over rows of 1024 and of 64,
-# this tier on one thread against the ufunc tier (threaded from 2^21), 2-vCPU VM with the other vCPU mostly busy:
-# 0.70-0.97x at 2^15, 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. Float32
-# SUM over rows of 2048 (2-vCPU Zen 4 VM, quiet; one thread / numba's 2 threads / the pool's 2 threads / half the
-# rows on one thread, us): 2^18 22-29 / 18 / 96 / 15; 2^20 82-114 / 65-70 / 110 / 58; 2^23 870-1350 /
-# 560-670 / 700-730 / 490. The pool pays a hand-off (~80 us) that native threads do not (~2-3 us); with the
-# other vCPU busy a native launch took ~8 ms, where the guard pauses them and the pool takes over.
+# else from REDUCE_NUMBA_THREAD_MIN on REDUCE_NUMBA_BLOCKS blocks of rows per thread on the pool (_parallel). A full
+# reduction: pieces of the top of the pairwise tree, summed apart and combined in the tree's order, on numba's threads
+# from REDUCE_NUMBA_NATIVE_FULL_MIN on (numba_reduce.sum_pieces), else on the pool's from REDUCE_NUMBA_THREAD_MIN on
+# (float32 2^23, the other vCPU busy: 460 against 1245 us). Float32 SUM over rows of 1024 and of 64, this tier on one
+# thread against the ufunc tier (threaded from 2^21), 2-vCPU VM with the other vCPU mostly busy: 0.70-0.97x at 2^15,
+# 0.81-1.28x at 2^16, 0.99-1.70x at 2^17, 1.2-2.2x at 2^18, 1.5-3.4x at 2^19..2^21. Float32 SUM over rows of 2048
+# (2-vCPU Zen 4 VM, quiet; one thread / numba's 2 threads / the pool's 2 threads / half the rows on one thread, us):
+# 2^18 22-29 / 18 / 96 / 15; 2^20 82-114 / 65-70 / 110 / 58; 2^23 870-1350 / 560-670 / 700-730 / 490. The pool pays a
+# hand-off (~80 us) that native threads do not (~2-3 us); with the other vCPU busy a native launch took ~8 ms, where
+# the guard pauses them and the pool takes over.
 REDUCE_NUMBA_MIN = 1 << 17
 REDUCE_NUMBA_ROWS = 8
 REDUCE_NUMBA_NATIVE_MIN = 1 << 19
+REDUCE_NUMBA_NATIVE_FULL_MIN = 1 << 20
 REDUCE_NUMBA_THREAD_MIN = 1 << 22
 REDUCE_NUMBA_DRIVER = "numba"  # "numba": native threads first; "pool": blocks of rows on _parallel's threads only
 REDUCE_NUMBA_BLOCKS = 4  # blocks of rows per thread
@@ -620,17 +623,26 @@ class NumpyReduceKernel:
         threads = _thread_count() if x.size >= min(REDUCE_NUMBA_NATIVE_MIN, REDUCE_NUMBA_THREAD_MIN) else 1
         native = (
             REDUCE_NUMBA_DRIVER == "numba"
-            and rows > 1
             and threads > 1
             and x.size >= REDUCE_NUMBA_NATIVE_MIN
             and numba_reduce.parallel_ok()
         )
-        if native and numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads, guard=self):
+        # a full reduction: the top levels of NumPy's pairwise tree split it into independent pieces, each
+        # summed on its own (raw: no +0.0), then combined in the tree's order (numba_reduce.split)
+        levels = max(1, (threads * REDUCE_NUMBA_BLOCKS - 1).bit_length())
+        total = None  # a full reduction's sum from numba's threads (None: not run, or the launch guard refused)
+        if native and rows == 1 and x.size >= REDUCE_NUMBA_NATIVE_FULL_MIN:
+            total = numba_reduce.sum_pieces(flat, length, mode, threads, levels, self)
+        if total is not None:
+            tflat[0] = total[0]
+        elif (
+            native
+            and rows > 1
+            and numba_reduce.sum_rows(flat, rows, length, rstride, tflat, ostride, mode, threads, guard=self)
+        ):
             pass  # on numba's threads (False: the launch guard refused, nothing written)
         elif threads > 1 and x.size >= REDUCE_NUMBA_THREAD_MIN and rows == 1:
-            # a full reduction: the top levels of NumPy's pairwise tree split it into independent pieces, each
-            # summed on its own (raw: no +0.0), then combined in the tree's order (numba_reduce.split)
-            pieces, prog = numba_reduce.split(length, max(1, (threads * REDUCE_NUMBA_BLOCKS - 1).bit_length()))
+            pieces, prog = numba_reduce.split(length, levels)
             sums = np.empty(len(pieces), x.dtype)
 
             def each(mine: Iterable[int]) -> None:
