@@ -561,9 +561,10 @@ class NumpyReduceKernel:
         space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
         (:func:`_parallel`), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
         output element is computed as the one-thread call computes it, so the bits are the same
-        (``tests/test_reduce_threads.py``). Full reductions stay on this thread. Before all that, SUM, AVERAGE, L1
-        and SUM_SQUARE of float32/float64 over contiguous rows (or one contiguous run) take the numba tier from
-        REDUCE_NUMBA_MIN elements on (:meth:`_pairwise_rows`: NumPy's pairwise order, the same bits)."""
+        (``tests/test_reduce_threads.py``). Full reductions stay on this thread here. Before all that, SUM,
+        AVERAGE, L1 and SUM_SQUARE of float32/float64 over contiguous rows (or one contiguous run) take the numba
+        tier from REDUCE_NUMBA_MIN elements on (:meth:`_pairwise_rows`: NumPy's pairwise order, the same bits,
+        full reductions included, split at the top of NumPy's tree)."""
         token = ignore()
         try:
             if self.pairwise is not None and x.size >= REDUCE_NUMBA_MIN and self._pairwise_rows(x, out, axes, n):
