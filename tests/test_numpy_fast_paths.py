@@ -243,3 +243,112 @@ def test_fast_paths_only_where_the_ufunc_runs_directly() -> None:
     wide = TensorDesc(F32, (2, 3))
     row = TensorDesc.broadcast(F32, (3,), to=(2, 3))
     assert "execute" not in vars(compiled(ElementWiseAddOperatorDesc(wide, row, wide)))
+
+
+# --- REDUCE's fast execute (numpy_backend._reduce_fast_path) ---------------------------------------------------
+
+ROWS, COLS = 64, 2048  # 2^17 elements: the numba tier on this thread
+
+
+def reduce_op(function: Any = None, dt: DataType = F32, axes: tuple[int, ...] = (1,)) -> Any:
+    from gpuops import ReduceFunction, ReduceOperatorDesc
+
+    sizes = (ROWS, COLS)
+    out = tuple(1 if i in axes else s for i, s in enumerate(sizes))
+    fn = ReduceFunction.SUM if function is None else function
+    return compiled(ReduceOperatorDesc(fn, TensorDesc(dt, sizes), TensorDesc(dt, out), axes=axes))
+
+
+def _reduce_case(make_x: Callable[[], Any], make_out: Callable[[], Any]) -> Case:
+    def case() -> tuple[list[Any], list[Any], list[np.ndarray]]:
+        x, o = make_x(), make_out()
+        return [x], [o], [b for b in (x, o) if isinstance(b, np.ndarray)]
+
+    return case
+
+
+def _x(n: int = ROWS * COLS, dtype: Any = np.float32) -> np.ndarray:
+    return values(n, dtype, seed=3)
+
+
+def _reduce_overlap() -> tuple[list[Any], list[Any], list[np.ndarray]]:
+    big = _x(ROWS * COLS + 16)
+    return [big[:-16]], [big[-ROWS:]], [big]
+
+
+REDUCE_CASES: dict[str, Case] = {
+    "plain": _reduce_case(_x, lambda: np.zeros(ROWS, np.float32)),
+    "views": _reduce_case(lambda: _x(ROWS * COLS + 8)[8:], lambda: np.zeros(ROWS + 4, np.float32)[4:]),
+    "float64 input": _reduce_case(lambda: _x(dtype=np.float64), lambda: np.zeros(ROWS, np.float32)),
+    "float64 output": _reduce_case(_x, lambda: np.zeros(ROWS, np.float64)),
+    "short input": _reduce_case(lambda: _x(ROWS * COLS - 1), lambda: np.zeros(ROWS, np.float32)),
+    "long output": _reduce_case(_x, lambda: np.zeros(ROWS + 3, np.float32)),
+    "2-D input": _reduce_case(lambda: _x().reshape(ROWS, COLS), lambda: np.zeros(ROWS, np.float32)),
+    "strided output": _reduce_case(_x, lambda: np.zeros(2 * ROWS, np.float32)[::2]),
+    "overlap": _reduce_overlap,
+    "subclass": _reduce_case(lambda: _x().view(Sub), lambda: np.zeros(ROWS, np.float32)),
+    "None": _reduce_case(lambda: None, lambda: np.zeros(ROWS, np.float32)),
+}
+
+
+def _read_only(case: Case) -> Case:
+    def made() -> tuple[list[Any], list[Any], list[np.ndarray]]:
+        ins, outs, bufs = case()
+        outs[0].flags.writeable = False
+        return ins, outs, bufs
+
+    return made
+
+
+REDUCE_CASES["read-only output"] = _read_only(REDUCE_CASES["plain"])
+
+
+def _reduce_tuples() -> tuple[Any, Any, list[np.ndarray]]:
+    ins, outs, bufs = REDUCE_CASES["plain"]()
+    return tuple(ins), tuple(outs), bufs
+
+
+REDUCE_CASES["tuples"] = _reduce_tuples
+
+
+@pytest.mark.parametrize("name", list(REDUCE_CASES))
+def test_reduce_fast_path_decides_as_the_general_path(name: str) -> None:
+    pytest.importorskip("numba")
+    op = reduce_op()
+    assert "execute" in vars(op), "SUM over the last axis of a packed float32 tensor has its own execute"
+    general = op._general_execute()
+    ins, outs, bufs = REDUCE_CASES[name]()
+    fast = outcome(lambda: op.execute(ins, outs), bufs)
+    ins, outs, bufs = REDUCE_CASES[name]()
+    slow = outcome(lambda: general(ins, outs), bufs)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("dt", [F32, DataType.FLOAT64], ids=lambda d: d.name)
+@pytest.mark.parametrize("function", ["SUM", "L1", "SUM_SQUARE"])
+def test_reduce_fast_path_gives_numpys_bits(function: str, dt: DataType) -> None:
+    """The fast path against NumPy's own reduction (the numba tier's promise) and against the ufunc tier, whose
+    ``config.override(numba=False)`` the fast path must honour at call time."""
+    pytest.importorskip("numba")
+    from gpuops import ReduceFunction, config
+
+    op = reduce_op(ReduceFunction[function], dt)
+    assert "execute" in vars(op)
+    x = _x(dtype=dt.numpy_dtype) * 1e3
+    mapped = {"SUM": x, "L1": np.abs(x), "SUM_SQUARE": x * x}[function]
+    want = np.add.reduce(mapped.reshape(ROWS, COLS), axis=1)
+    for numba_on in (True, False):
+        out = np.full(ROWS, 7, dt.numpy_dtype)
+        with config.override(numba=numba_on):
+            op.execute([x], [out])
+        np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))
+
+
+def test_reduce_fast_path_only_where_the_tier_runs_on_this_thread() -> None:
+    pytest.importorskip("numba")
+    from gpuops import ReduceFunction
+
+    assert "execute" not in vars(reduce_op(ReduceFunction.AVERAGE))  # divides afterwards
+    assert "execute" not in vars(reduce_op(ReduceFunction.MAX))  # not the pairwise tier
+    assert "execute" not in vars(reduce_op(axes=(0,)))  # columns: not the last axes
+    assert "execute" not in vars(reduce_op(dt=DataType.FLOAT16))  # summed through a float32 cast

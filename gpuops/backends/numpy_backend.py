@@ -942,6 +942,8 @@ def fast_paths(run: Any, lowering: Lowering, plan: BindingPlan, general: Execute
     VM ``execute`` went from 4.3 to about 1.4 us (np.add(out=) alone ~0.55 us) and ``compiled(a, b, out=c)`` from
     19 to about 1.6 us.
     """
+    if type(run) is ReduceRun:
+        return _reduce_fast_path(run, lowering, plan, general)
     kernel = getattr(run, "kernel", None)
     exact = plan.exact_buffers()
     if (
@@ -1104,6 +1106,81 @@ def fast_paths(run: Any, lowering: Lowering, plan: BindingPlan, general: Execute
         general(inputs, outputs)
 
     return FastPaths(execute_n, None)
+
+
+def _reduce_fast_path(run: ReduceRun, lowering: Lowering, plan: BindingPlan, general: Execute) -> FastPaths | None:
+    """REDUCE's own ``execute`` for SUM, L1 and SUM_SQUARE of float32/float64 over the last axes of a packed tensor
+    into a packed output of that type, from REDUCE_NUMBA_MIN to below REDUCE_NUMBA_NATIVE_MIN and
+    REDUCE_NUMBA_THREAD_MIN input elements (the sizes ``_pairwise_rows`` runs on this thread), or None.
+
+    The common binding (as :func:`fast_paths`: exact 1-D buffers of the tensors' dtypes and lengths, the output
+    writeable and apart from the input) calls ``numba_reduce.row_sums`` on the bound buffers themselves, with the
+    plan of NumPy's pairwise tree made once here: the same kernel and arguments as the general path, so the same
+    bits, without its views, lists and frames (SUM over [64, 2048] float32: about 10 us of Python around a 10 us
+    kernel there). Anything else, the numba tier switched off (``config.override(numba=False)``) included, goes
+    to ``general``."""
+    kernel = run.kernel
+    exact = plan.exact_buffers()
+    if (
+        type(kernel) is not NumpyReduceKernel
+        or kernel.pairwise is None
+        or kernel.variant == "AVERAGE"
+        or exact is None
+        or len(exact[0]) != 1
+        or run.position != 0
+    ):
+        return None
+    ((di, (size,)),), (do, (rows_out,)) = exact
+    if di != kernel.compute or do != di or not REDUCE_NUMBA_MIN <= size < min(REDUCE_NUMBA_NATIVE_MIN, THREAD_MIN):
+        return None
+    sizes = tuple(lowering.inputs[0][1].sizes)
+    axes, ndim = tuple(lowering.axes), len(sizes)
+    if not axes or axes != tuple(range(ndim - len(axes), ndim)):
+        return None
+    n = math.prod(sizes[ndim - len(axes) :])
+    rows = size // n if n else 0
+    if rows != rows_out or 1 < rows < REDUCE_NUMBA_ROWS or rows == 0:
+        return None
+    from . import numba_loops
+
+    if not numba_loops.available():
+        return None
+    from . import numba_reduce
+
+    lo, ln, prog, depth = numba_reduce.plan(n)
+    zero = di.type(0)
+    mode = kernel.pairwise
+    row_sums = numba_reduce.row_sums
+    warm = numba_reduce.plan(16)  # compiled now for writeable buffers (the general path passes read-only views)
+    row_sums(np.zeros(16, di), 1, 16, *warm, np.zeros(1, di), 1, mode, zero, False)
+    nd = np.ndarray
+    overlap = np.may_share_memory
+    packed = (di.itemsize,)
+    settings = config.settings
+
+    def execute(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        ti, to = type(inputs), type(outputs)
+        if (ti is list or ti is tuple) and (to is list or to is tuple) and len(inputs) == 1 and len(outputs) == 1:
+            x = inputs[0]
+            o = outputs[0]
+            if (
+                type(x) is nd
+                and type(o) is nd
+                and x.dtype is di
+                and o.dtype is do
+                and x.strides == packed
+                and o.strides == packed
+                and len(x) == size
+                and len(o) == rows
+                and settings().numba
+            ):
+                fo = o.flags
+                if fo.writeable and ((o is not x) if fo.owndata and x.base is None else not overlap(o, x)):
+                    row_sums(x, rows, n, lo, ln, prog, depth, o, 1, mode, zero, False)
+                    return
+        general(inputs, outputs)
+
+    return FastPaths(execute, None)
 
 
 class NumpyBackend:
