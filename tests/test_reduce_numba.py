@@ -276,6 +276,7 @@ def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> Non
     x = _adversarial(64, 1024, np.float32, 9)
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1024)), TensorDesc(F32, (64, 1)), axes=[1])
     op = dev.compile_operator(dev.create_operator(desc))
+    numba_calls.clear()  # compile_operator's warm-up calls, in a process where nothing compiled float32 yet
     outs = []
     for threads in (1, 2):
         out = np.empty(64, np.float32)
@@ -287,25 +288,34 @@ def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> Non
     np.testing.assert_array_equal(outs[0], _bits(np.add.reduce(x, axis=1)))
 
 
-def test_native_driver(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The thread count of every native launch (``numba_loops._launch``: each parallel driver goes through it)."""
+    from gpuops.backends import numba_loops
+
+    seen: list[int] = []
+    real = numba_loops._launch
+
+    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
+        seen.append(count)
+        real(driver, args, count)
+
+    monkeypatch.setattr(numba_loops, "_launch", spy)
+    return seen
+
+
+def test_native_driver(numba_calls: list[int], launches: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """With numba's threads usable, 2 threads and REDUCE_NUMBA_NATIVE_MIN reached: one native launch over all the
     rows; while another launch holds the guard, the same call takes the pool's blocks of rows instead. The same
     bits every way, and NumPy's."""
     from gpuops.backends import numba_loops
 
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
-    launches: list[int] = []
-    real = numba_loops._launch
-
-    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
-        launches.append(count)
-        real(driver, args, count)
-
-    monkeypatch.setattr(numba_loops, "_launch", spy)
     dev = gpuops.Device("numpy")
     x = _adversarial(64, 1000, np.float32, 11)
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1000)), TensorDesc(F32, (64, 1)), axes=[1])
     op = dev.compile_operator(dev.create_operator(desc))
+    numba_calls.clear()  # compile_operator's warm-up calls, in a process where nothing compiled float32 yet
     want = _bits(np.add.reduce(x, axis=1))
     native = numba_reduce.parallel_ok()
     out = np.empty(64, np.float32)
@@ -326,21 +336,15 @@ def test_native_driver(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) 
     assert numba_calls == ([64] if native else []) + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
 
 
-def test_native_driver_full_reduction(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_native_driver_full_reduction(
+    numba_calls: list[int], launches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A full reduction on numba's threads: the top of the pairwise tree in pieces (one launch), combined in the
     tree's order; the pool's pieces where the guard refuses; NumPy's bits both ways."""
     from gpuops.backends import numba_loops
 
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
     monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_FULL_MIN", 64)
-    launches: list[int] = []
-    real = numba_loops._launch
-
-    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
-        launches.append(count)
-        real(driver, args, count)
-
-    monkeypatch.setattr(numba_loops, "_launch", spy)
     dev = gpuops.Device("numpy")
     n = 100003
     x = _adversarial(1, n, np.float32, 12).reshape(-1)
