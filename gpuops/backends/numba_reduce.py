@@ -308,9 +308,9 @@ def piece_plans(n: int, levels: int) -> tuple[tuple[np.ndarray, ...], int, list[
 
 
 def sum_pieces(flat: np.ndarray, n: int, mode: int, threads: int, levels: int, guard: Any = None) -> Any:
-    """``0 + pw(map(flat[:n]))`` as a 0-d array of ``flat``'s type, the top ``levels`` levels of the tree split into
-    pieces summed on ``threads`` of numba's threads (:func:`pieces_parallel`) and combined in the tree's order
-    (:func:`combine`): NumPy's bits. None, with nothing computed, where the launch guard refused
+    """``0 + pw(map(flat[:n]))`` as a 1-element array of ``flat``'s type, the top ``levels`` levels of the tree
+    split into pieces summed on ``threads`` of numba's threads (:func:`pieces_parallel`) and combined in the tree's
+    order (:func:`combine`): NumPy's bits. None, with nothing computed, where the launch guard refused
     (``numba_loops.launch_alone``, as :func:`sum_rows`)."""
     from .numba_loops import launch_alone
 
@@ -519,8 +519,8 @@ def split(n: int, depth: int) -> tuple[list[tuple[int, int]], list[int]]:
 
 
 def combine(sums: np.ndarray, prog: list[int]) -> np.ndarray:
-    """The program of :func:`split` over the pieces' sums (``sums``, 1-D): ``0 + pw`` as a 0-d array of their
-    type, each addition one IEEE addition in that type (NumPy's ``add`` on 0-d arrays, no promotion)."""
+    """The program of :func:`split` over the pieces' sums (``sums``, 1-D): ``0 + pw`` as a 1-element array of their
+    type, each addition one IEEE addition in that type (NumPy's ``add`` on 1-element arrays, no promotion)."""
     stack: list[np.ndarray] = []
     with np.errstate(all="ignore"):
         for op in prog:
