@@ -367,3 +367,19 @@ def trace_parallel(monkeypatch: Any, backend_module: Any) -> list[int]:
 
     monkeypatch.setattr(backend_module, "_parallel", traced_parallel)
     return seen
+
+
+def trace_launches(monkeypatch: Any) -> list[int]:
+    """Wrap ``numba_loops._launch`` (every native parallel launch, element-wise or reduction, goes through it):
+    returns the list of the thread counts of the launches made."""
+    from gpuops.backends import numba_loops
+
+    seen: list[int] = []
+    real = numba_loops._launch
+
+    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
+        seen.append(count)
+        real(driver, args, count)
+
+    monkeypatch.setattr(numba_loops, "_launch", spy)
+    return seen

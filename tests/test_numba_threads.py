@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import random_values, run_together, uint_view
+from helpers import random_values, run_together, trace_launches, uint_view
 
 import gpuops
 from descriptors import ActivationReluOperatorDesc, DataType, TensorDesc, desc_class
@@ -47,15 +47,7 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The thread count of every native launch."""
-    seen: list[int] = []
-    real = numba_loops._launch
-
-    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
-        seen.append(count)
-        real(driver, args, count)
-
-    monkeypatch.setattr(numba_loops, "_launch", spy)
-    return seen
+    return trace_launches(monkeypatch)
 
 
 def _add1_relu(dt: DataType, a: TensorDesc, b: TensorDesc, out: TensorDesc) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_elements, run_together
+from helpers import buffer_elements, run_together, trace_launches
 
 pytest.importorskip("numba")
 
@@ -291,17 +291,7 @@ def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> Non
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The thread count of every native launch (``numba_loops._launch``: each parallel driver goes through it)."""
-    from gpuops.backends import numba_loops
-
-    seen: list[int] = []
-    real = numba_loops._launch
-
-    def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
-        seen.append(count)
-        real(driver, args, count)
-
-    monkeypatch.setattr(numba_loops, "_launch", spy)
-    return seen
+    return trace_launches(monkeypatch)
 
 
 def test_native_driver(numba_calls: list[int], launches: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
