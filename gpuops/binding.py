@@ -4,8 +4,14 @@ Rules (API.md; docs/reference/directml.md section 8, BindInputs): one buffer per
 the operator's order, ``None`` only for an absent optional tensor; each buffer is a
 C-contiguous array of the backend with the tensor's dtype and at least
 ``total_tensor_size_in_bytes`` bytes; the tensor is read or written through its sizes and
-element strides from the buffer's first element. A DirectML binding is a range of memory
-(``DML_BUFFER_BINDING``), so a buffer of any shape is read through its flat 1-D view: binding
+element strides from the buffer's first element. On a device backend (CuPy, the emulator) a buffer's address
+must also be a multiple of its element size: a CUDA load or store of an element that is not aligned to its width
+faults (``cudaErrorMisalignedAddress``, sticky for the process), so such a buffer is refused here and never reaches
+a kernel. DirectML asks more (``DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT``, 16 bytes); gpuops runs any element-aligned
+buffer correctly instead, choosing the flat kernel's vector packs per execute only when every pointer allows them
+(``launch_plan.is_aligned``). Host memory has no such rule: NumPy reads unaligned arrays.
+A DirectML binding is a range of memory (``DML_BUFFER_BINDING``), so a buffer of any shape is read
+through its flat 1-D view: binding
 hands every backend path 1-D arrays only, and no kernel sees a shape it did not plan for.
 The buffer must be the backend's array type itself (``numpy.memmap`` too, which is plain
 memory); other subclasses (``numpy.matrix``, masked arrays, ...) are rejected rather than
@@ -153,6 +159,10 @@ class BindingPlan:
         # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
         # made over another's memory pointer also has: there, always ask may_overlap.
         self._owndata_disjoint = host
+        # Host arrays may be read-only (NumPy's WRITEABLE flag); CuPy's flags have no such attribute (c_contiguous,
+        # f_contiguous and owndata only), so it is read on host backends alone. Device buffers must be aligned
+        # to their element size (a misaligned CUDA access faults); host ones need not be.
+        self._host = host
         # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
         self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if host else {array_type})
 
@@ -225,7 +235,16 @@ class BindingPlan:
                     f"{op}: {s.role} buffer address {ptr:#x} is not a multiple of "
                     f"guaranteed_base_offset_alignment = {s.align}"
                 )
-        if is_output and not getattr(flags, "writeable", True):
+        if not self._host:
+            ptr = self.pointer(buf)
+            if ptr % buf.itemsize:
+                raise BindingError(
+                    f"{op}: {s.role} buffer address {ptr:#x} is {ptr % buf.itemsize} bytes past a multiple of "
+                    f"{buf.itemsize}, the size of its {s.tensor.data_type.name} elements: a GPU access must be "
+                    "aligned to its width (cudaErrorMisalignedAddress otherwise), so bind a buffer that starts on an "
+                    "element boundary"
+                )
+        if is_output and self._host and not flags.writeable:
             raise BindingError(f"{op}: {s.role} buffer is read-only")
 
     def check(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> tuple[Sequence[Any], Sequence[Any], bool]:
@@ -233,8 +252,9 @@ class BindingPlan:
         (flat views of N-D ones) and whether an output shares an input's buffer (in place).
 
         The common case (lists of the right length; every tensor present, no alignment
-        promised, one output; 1-D buffers of the right type, layout, dtype and size; no buffer
-        shared) is decided by a few attribute reads per buffer and returns the lists as given.
+        promised, one output; 1-D buffers of the right type, layout, dtype, size and, on a device,
+        element alignment; no buffer shared) is decided by a few attribute reads per buffer and
+        returns the lists as given.
         Two distinct NumPy arrays that both own their memory cannot overlap, so
         ``may_overlap`` runs only for views. Anything else goes through :meth:`check_all`,
         which raises with the detailed reason or agrees.
@@ -249,6 +269,8 @@ class BindingPlan:
         ):
             return self.check_all(inputs, outputs)
         at = self.array_type
+        host = self._host
+        pointer = self.pointer
         owned = self._owndata_disjoint
         for (dtype, need), buf in zip(fast, inputs):  # noqa: B905 - lengths checked above
             if type(buf) is not at:
@@ -256,13 +278,17 @@ class BindingPlan:
             flags = buf.flags
             if not flags.c_contiguous or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
                 return self.check_all(inputs, outputs)
+            if not host and pointer(buf) % dtype.itemsize:
+                return self.check_all(inputs, outputs)
             owned = owned and flags.owndata
         buf = outputs[0]
         dtype, need = self._fast_out
         if type(buf) is not at:
             return self.check_all(inputs, outputs)
         flags = buf.flags
-        if not flags.c_contiguous or not flags.writeable or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
+        if not flags.c_contiguous or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
+            return self.check_all(inputs, outputs)
+        if (not flags.writeable) if host else pointer(buf) % dtype.itemsize:
             return self.check_all(inputs, outputs)
         if owned and flags.owndata:
             for ibuf in inputs:

@@ -79,7 +79,7 @@ from descriptors import (
 )
 from descriptors.optable import ELEMENTWISE_ROWS
 from descriptors.schema import NO_DEFAULT, FieldKind, OpRow, ReductionRow
-from gpuops import BindingError, UnsupportedError
+from gpuops import BindingError, UnsupportedError, backends
 
 #: The only exception types the pipeline may raise (UnknownOperatorError is a DescriptorError; ConfigError,
 #: a bad GPUOPS_* variable, where this version has it).
@@ -1093,6 +1093,8 @@ def make_binding(rec: Recipe, desc: Any, xp: Any, rng: np.random.Generator, tmp:
         align = t.guaranteed_base_offset_alignment
         if align and _address(s.obj) % align:
             must_fail.append("address not a multiple of guaranteed_base_offset_alignment")
+        if xp is not np and _address(s.obj) % s.dtype.itemsize:
+            must_fail.append("a device buffer's address not a multiple of its element size")
     o = slots[out_k]
     if o.block is not None and o.dtype is not None:
         o_lo, o_n = (o.block, o.offset), o.count * o.dtype.itemsize
@@ -1265,12 +1267,9 @@ def execute_contract(rec: Recipe, compiled: Any, backend: str, *, must_run: bool
     reference computed from the inputs' bytes as they were before the call."""
     desc = compiled.desc
     row: OpRow = desc.row
-    if backend == "cupy":
-        import cupy
-
-        xp: Any = cupy
-    else:
-        xp = np
+    # The backend's own arrays: CuPy's, or the emulator's stand-in for them (NumPy arrays are host memory,
+    # which a device backend refuses).
+    xp: Any = np if backend == "numpy" else backends.load(backend).xp
     rng = np.random.default_rng(rec.seed)
     with tempfile.TemporaryDirectory(prefix="gpuops-fuzz-") as tmp:
         binding = make_binding(rec, desc, xp, rng, tmp)

@@ -45,7 +45,12 @@ def _both(desc: object, ins: list[np.ndarray], out_desc: TensorDesc) -> tuple[st
     for backend in ("emulator", "numpy"):
         op = _compile(backend, desc)
         out = buffer_for(out_desc, np.zeros(out_desc.sizes), fill=7)
-        op.execute([b.copy() for b in ins], [out])
+        if backend == "emulator":  # device arrays, as on CuPy (host arrays are refused there)
+            dev_out = rt.asarray(out)
+            op.execute([rt.asarray(b) for b in ins], [dev_out])
+            out = rt.asnumpy(dev_out)
+        else:
+            op.execute([b.copy() for b in ins], [out])
         outs.append(out)
         path = path or op.launch_path
     return path, outs[0], outs[1]
@@ -58,9 +63,11 @@ def test_readme_example() -> None:
     device = gpuops.Device("emulator")
     assert device.backend == "emulator"
     op = device.compile_operator(device.create_operator(desc))
-    out = np.empty(6, dtype=np.float32)
-    op.execute([np.arange(6, dtype=np.float32), np.array([10, 20, 30], dtype=np.float32)], [out])
-    assert out.tolist() == [10, 21, 32, 13, 24, 35]
+    out = rt.empty(6, dtype=np.float32)
+    op.execute([rt.asarray(np.arange(6, dtype=np.float32)), rt.asarray(np.float32([10, 20, 30]))], [out])
+    assert rt.asnumpy(out).tolist() == [10, 21, 32, 13, 24, 35]
+    with pytest.raises(gpuops.BindingError, match="must be bound to a gpuops.emulator.memory.ndarray"):
+        op.execute([np.arange(6, dtype=np.float32), np.float32([10, 20, 30])], [np.empty(6, np.float32)])
     assert op.launch_path == "rows" and "ElementwiseKernel" in op.kernel_source
 
 
@@ -85,12 +92,15 @@ def test_flat(dt: DataType, case: str) -> None:
     for backend in ("emulator", "numpy"):
         op = _compile(backend, desc)
         assert backend == "numpy" or op.launch_path == "flat"
-        store = np.zeros(a.size + 1, a.dtype)
+        xp = rt if backend == "emulator" else np
+        store = xp.zeros(a.size + 1, a.dtype)
         out = store[1:] if case == "unaligned" else store[:-1]  # 2 or 4 bytes off: the scalar-only path
-        ins = [np.concatenate([a[:1], a])[1:] if case == "unaligned" else a.copy(), b.copy()]
-        assert (out.ctypes.data % 16 == 0) == (case != "unaligned")  # packs, or the scalar-only path
+        a_buf = xp.asarray(np.concatenate([a[:1], a]))[1:] if case == "unaligned" else xp.asarray(a.copy())
+        ins = [a_buf, xp.asarray(b.copy())]
+        address = out.data.ptr if backend == "emulator" else out.ctypes.data
+        assert (address % 16 == 0) == (case != "unaligned")  # packs, or the scalar-only path
         op.execute(ins, [out])
-        outs.append(out)
+        outs.append(rt.asnumpy(out) if backend == "emulator" else out)
     assert np.array_equal(uint_view(outs[0]), uint_view(outs[1]))
 
 

@@ -2,10 +2,11 @@
 
 :class:`EmulatorBackend` is :class:`gpuops.backends.cupy_backend.CupyBackend` handed the emulator's
 stand-in for the ``cupy`` module (``gpuops.emulator.runtime``), so every lowering, layout plan, generated
-kernel and launch is the GPU's. What differs is memory: it binds NumPy arrays (host memory is what the
-emulated kernels read) and its own arrays, through the NumPy views of their memory; each kernel wraps the
-bound buffers as emulator arrays over the same memory, and counts the execution
-(``gpuops.emulator.launches``) so a test session can say which (operator, launch path) pairs really ran.
+kernel and launch is the GPU's, and so is binding: ``array_type`` is the emulator's ``ndarray`` (a CuPy-like
+array over emulated device memory), addresses come from ``data.ptr`` and overlaps from the pointers' byte ranges,
+exactly as ``CupyBackend`` computes them; a host NumPy array is refused with the ``BindingError`` the CuPy backend
+gives. Host memory is reached only when a kernel launches, as a device pointer is. Each kernel counts its
+executions (``gpuops.emulator.launches``) so a test session can say which (operator, launch path) pairs ran.
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from ..backends import numpy_backend
 from ..backends.cupy_backend import CupyBackend
 from ..lowering import FusedLowering, Lowering
 from . import kernels as emulated_kernels
@@ -25,7 +23,7 @@ __all__ = ["EmulatorBackend"]
 
 
 class _EmulatedKernel:
-    """A CuPy-path kernel run on emulator arrays over the bound NumPy buffers."""
+    """A CuPy-path kernel, counted per execution (the bound buffers are emulator arrays, as CuPy's are)."""
 
     def __init__(self, inner: Any, operator: str) -> None:
         self.inner = inner
@@ -46,22 +44,18 @@ class _EmulatedKernel:
         return self.inner.kernel
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        ins = [None if b is None else memory.from_numpy(b) for b in inputs]
-        outs = [memory.from_numpy(b) for b in outputs]
         if not emulated_kernels.is_recording():  # a dry run's launches do nothing: not counted
             launches.record(self.operator, self.launch_path)
-        self.inner(ins, outs, aliased)
+        self.inner(inputs, outputs, aliased)
 
 
 class EmulatorBackend(CupyBackend):
     """The CuPy backend over ``gpuops.emulator.runtime``: CUDA kernels compiled by the host C++ compiler."""
 
     name = "emulator"
-    binds_host_memory = True
 
     def __init__(self) -> None:
-        super().__init__(runtime)
-        self.array_type = np.ndarray  # what execute binds: host memory (emulator arrays are unwrapped first)
+        super().__init__(runtime)  # array_type: runtime.ndarray, the emulator's cupy.ndarray
 
     @staticmethod
     def unavailable_reason() -> str | None:
@@ -80,19 +74,6 @@ class EmulatorBackend(CupyBackend):
         self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
     ) -> Any:
         return _EmulatedKernel(super().compile_fused_reduce(prologue, reduce, epilogue), "GRAPH (fused reduction)")
-
-    pointer = staticmethod(numpy_backend.pointer)
-
-    @staticmethod
-    def may_overlap(a: Any, b: Any) -> bool:
-        return bool(numpy_backend.may_overlap(a, b))
-
-    @staticmethod
-    def unwrap(buffers: Sequence[Any]) -> Sequence[Any]:
-        """Emulator arrays as the NumPy views of their memory (lists stay lists, other objects pass)."""
-        if isinstance(buffers, (list, tuple)) and any(type(b) is memory.ndarray for b in buffers):
-            return type(buffers)(b._arr if type(b) is memory.ndarray else b for b in buffers)
-        return buffers
 
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as an emulator array. Host arrays are refused, as CuPy refuses them, so that code passing

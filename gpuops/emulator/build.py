@@ -45,6 +45,7 @@ from ..errors import count
 __all__ = [
     "CompileError",
     "CompilerUnavailable",
+    "DeviceFault",
     "HostKernel",
     "KernelSource",
     "build",
@@ -57,6 +58,7 @@ log = logging.getLogger("gpuops")
 HERE = Path(__file__).resolve().parent
 HOST_HEADER = HERE / "cuda_host.h"
 LAUNCH_HEADER = HERE / "gpuops_launch.h"
+FAULT_HEADER = HERE / "gpuops_fault.h"
 INCLUDE_DIR = HERE / "include"
 
 BASE_FLAGS = (
@@ -64,7 +66,9 @@ BASE_FLAGS = (
     "-fno-strict-aliasing", "-w",
 )  # fmt: skip
 # -fwrapv: signed overflow wraps, as the GPU's integer units do (a sanitized build reports it instead).
-PLAIN_FLAGS = ("-fwrapv",)
+# -fsanitize=alignment, recoverable: a load or store not aligned to its type faults, as on the GPU
+# (cudaErrorMisalignedAddress), through gpuops_fault.h's handler (the UBSan runtime is linked, never called).
+PLAIN_FLAGS = ("-fwrapv", "-fsanitize=alignment", "-fsanitize-recover=alignment")
 SANITIZE_FLAGS = (
     "-fsanitize=address,undefined,float-cast-overflow",  # float-cast-overflow: x86 and the GPU disagree there
     "-fno-sanitize-recover=all",
@@ -77,6 +81,15 @@ _BARRIER = re.compile(r"__syncthreads|__syncwarp")
 
 class CompilerUnavailable(RuntimeError):
     """No usable host C++ compiler: the message says which were tried and why each failed."""
+
+
+class DeviceFault(RuntimeError):
+    """A fault inside a kernel, as CUDA reports it (``code``: ``cudaErrorMisalignedAddress``, ...). The launcher
+    (``gpuops.emulator.kernels``) turns it into the device's sticky error (``gpuops.emulator.faults``)."""
+
+    def __init__(self, code: str, message: str, detail: str) -> None:
+        super().__init__(f"{code}: {message} ({detail})")
+        self.code, self.message, self.detail = code, message, detail
 
 
 class CompileError(RuntimeError):
@@ -305,7 +318,7 @@ def _unit_text(code: str, names: Sequence[str], prefix: str) -> str:
 def _header_digest(include_dirs: Sequence[str]) -> str:
     """gpuops' headers by content; CuPy's by name, size and modification time (an upgrade in place changes them)."""
     h = hashlib.sha256()
-    for p in sorted([HOST_HEADER, LAUNCH_HEADER, *INCLUDE_DIR.iterdir()]):
+    for p in sorted([HOST_HEADER, LAUNCH_HEADER, FAULT_HEADER, *INCLUDE_DIR.iterdir()]):
         h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     for d in include_dirs:
         for p in sorted(Path(d, "cupy").glob("*")) if Path(d, "cupy").is_dir() else ():
@@ -335,6 +348,13 @@ class HostKernel:
         self._launch = getattr(lib, f"{prefix}_launch")
         self._launch.restype = None
         self._launch.argtypes = [ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint), ctypes.c_void_p]
+        self._take_fault = lib.gpuops_take_fault  # one per unit (gpuops_fault.h)
+        self._take_fault.restype = ctypes.c_ulonglong
+        self._take_fault.argtypes = [
+            ctypes.POINTER(ctypes.c_ulonglong),
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_uint),
+        ]
 
     param_sizes: tuple[int, ...]
     param_aligns: tuple[int, ...]
@@ -370,6 +390,16 @@ class HostKernel:
             buffers.append(ctypes.create_string_buffer(raw, max(size, 1)))  # malloc: 16-byte aligned
         ptrs = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
         self._launch(dims[0], dims[1], ptrs)
+        address, type_name, line = ctypes.c_ulonglong(), ctypes.c_char_p(), ctypes.c_uint()
+        alignment = self._take_fault(ctypes.byref(address), ctypes.byref(type_name), ctypes.byref(line))
+        if alignment:
+            kind = (type_name.value or b"?").decode(errors="replace")
+            raise DeviceFault(
+                "cudaErrorMisalignedAddress",
+                "misaligned address",
+                f"kernel {self.name} accessed a {kind} (alignment {alignment}) at {address.value:#x}, "
+                f"{address.value % alignment} bytes past an aligned address (line {line.value} of its unit)",
+            )
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -457,6 +487,7 @@ def build(sources: Sequence[KernelSource], *, sanitize: bool | None = None) -> l
         )
     exe, identity = _compiler_identity()
     flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else PLAIN_FLAGS), "-include", str(HOST_HEADER)]
+    flags += ["-include", str(FAULT_HEADER)]
     includes = _include_dirs()
     flags += [f"-I{d}" for d in [str(HERE), *includes]]
     units: dict[str, list[str]] = {}

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..errors import count
-from .build import HostKernel, KernelSource, build
+from . import faults
+from .build import DeviceFault, HostKernel, KernelSource, build
 from .packing import raw_argument
 
 __all__ = ["RawKernel", "cupy_headers", "get_kernel", "is_recording", "launch", "prebuild", "recording"]
@@ -101,10 +102,12 @@ def launch(
     """Launch with each argument checked against the compiled parameter list (count and byte size).
 
     CuPy passes whatever it is given and the GPU reads the parameters it declares, so a wrong count or
-    width there reads garbage; here it is a ``TypeError`` naming the parameter.
+    width there reads garbage; here it is a ``TypeError`` naming the parameter. A fault in the kernel (a misaligned
+    access) raises ``faults.CUDARuntimeError`` and poisons the device, whose later launches raise too.
     """
     if isinstance(kernel, Unbuilt):
         return
+    faults.check()
     sizes = kernel.param_sizes
     if len(args) != len(sizes):
         raise TypeError(f"kernel {kernel.name} takes {count(len(sizes), 'argument')}, {len(args)} given")
@@ -120,7 +123,10 @@ def launch(
                 f"{count(size, 'byte')} "
                 "(pass a NumPy scalar of the parameter's type)"
             )
-    kernel.launch(grid, block, raw, shared_mem)
+    try:
+        kernel.launch(grid, block, raw, shared_mem)
+    except DeviceFault as fault:
+        raise faults.poison(fault) from None
 
 
 class RawKernel:

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from . import faults
+
 __all__ = [
     "Allocation",
     "MemoryPointer",
@@ -57,6 +59,7 @@ class Allocation:
 
     @classmethod
     def new(cls, nbytes: int) -> Allocation:
+        faults.check()  # a faulted device allocates nothing, as cudaMalloc after a sticky error
         block = np.empty(nbytes + ALIGNMENT, np.uint8)
         start = -int(block.__array_interface__["data"][0]) % ALIGNMENT
         return cls(block, block[start : start + nbytes])
@@ -65,19 +68,19 @@ class Allocation:
 class MemoryPointer:
     """``cupy.cuda.MemoryPointer``: an address inside an allocation (``ptr``); ``+ n`` moves it ``n`` bytes."""
 
-    __slots__ = ("mem", "offset", "ptr")
+    __slots__ = ("_offset", "mem", "ptr")
 
     def __init__(self, mem: Allocation, offset: int) -> None:
         self.mem = mem
-        self.offset = int(offset)
-        self.ptr = mem.ptr + self.offset
+        self._offset = int(offset)
+        self.ptr = mem.ptr + self._offset
 
     device_id = 0
 
     def __add__(self, offset: int) -> MemoryPointer:
         if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
             return NotImplemented
-        return MemoryPointer(self.mem, self.offset + int(offset))
+        return MemoryPointer(self.mem, self._offset + int(offset))
 
     __radd__ = __add__
 
@@ -88,7 +91,7 @@ class MemoryPointer:
         return self.ptr
 
     def __repr__(self) -> str:
-        return f"MemoryPointer(ptr={self.ptr:#x}, offset={self.offset} of {self.mem.nbytes} bytes)"
+        return f"MemoryPointer(ptr={self.ptr:#x}, offset={self._offset} of {self.mem.nbytes} bytes)"
 
 
 class Flags:
@@ -188,14 +191,14 @@ class ndarray:  # noqa: N801 - CuPy's name
     ) -> None:
         mem = memptr.mem
         lo, hi = _extent(shape, strides, dt.itemsize)
-        if hi > lo and (memptr.offset + lo < 0 or memptr.offset + hi > mem.nbytes):
+        if hi > lo and (memptr._offset + lo < 0 or memptr._offset + hi > mem.nbytes):
             raise ValueError(
-                f"gpuops emulator: a view of shape {shape}, strides {strides} at byte offset {memptr.offset} "
-                f"reaches bytes [{memptr.offset + lo}, {memptr.offset + hi}) of an allocation of {mem.nbytes} "
+                f"gpuops emulator: a view of shape {shape}, strides {strides} at byte offset {memptr._offset} "
+                f"reaches bytes [{memptr._offset + lo}, {memptr._offset + hi}) of an allocation of {mem.nbytes} "
                 "bytes (on a GPU this reads or writes outside the buffer)"
             )
         if hi > lo:
-            self._arr = np.ndarray(shape, dt, buffer=mem.bytes, offset=memptr.offset, strides=strides)
+            self._arr = np.ndarray(shape, dt, buffer=mem.bytes, offset=memptr._offset, strides=strides)
         else:  # nothing to reach: an empty array
             self._arr = np.empty(shape, dt)
         self.data = memptr
@@ -293,11 +296,6 @@ class ndarray:  # noqa: N801 - CuPy's name
     def __bool__(self) -> bool:
         return bool(self._scalar("bool"))
 
-    def __index__(self) -> int:
-        if self.ndim or self.dtype.kind not in "iub":
-            raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return int(self._scalar("index"))
-
     def reshape(self, *shape: Any, order: str = "C") -> ndarray:
         if order != "C":
             raise NotImplementedError("gpuops emulator: reshape supports order='C' only")
@@ -345,6 +343,7 @@ class ndarray:  # noqa: N801 - CuPy's name
 
     def get(self, stream: Any = None, order: str = "C", out: np.ndarray | None = None) -> np.ndarray:
         """A NumPy copy (``cupy.ndarray.get``)."""
+        faults.check()
         if out is not None:
             out[...] = self._arr
             return out
@@ -352,6 +351,7 @@ class ndarray:  # noqa: N801 - CuPy's name
 
     def set(self, arr: np.ndarray, stream: Any = None) -> None:
         """Copy a NumPy array of the same dtype and shape in (``cupy.ndarray.set``)."""
+        faults.check()
         arr = np.asarray(arr)
         if arr.dtype != self.dtype:
             raise TypeError(f"{arr.dtype} array cannot be set to {self.dtype} array")
