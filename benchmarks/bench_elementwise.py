@@ -32,11 +32,15 @@ three alike):
 - ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
   checks included) vs one ufunc call. Host time on both backends.
 
-Where PyTorch is installed (the ``bench`` extra; ``GPUOPS_BENCH_TORCH=0`` leaves it out), every NumPy-backend case also
-times PyTorch's CPU kernels on the same buffers (``torch.from_numpy``; its own thread count, 2 here) in the same
-round-robin: ``torch`` rows, ``ratio_to_torch`` (> 1: gpuops is slower). From 1 MiB a ``copy-2t`` row times the copy
-split over two threads, the bandwidth a multi-threaded kernel should be held to (``bw_vs_copy_2t``). The overhead
-case also times the convenience call ``op(a, b)`` (``gpuops-call``, which allocates its output).
+Where PyTorch is installed (the ``bench`` extra; ``GPUOPS_BENCH_TORCH=0`` leaves it out), every case also times PyTorch
+on the same buffers in the same round-robin: on the NumPy backend its CPU kernels (``torch.from_numpy``; its own thread
+count, 2 here), on the CuPy backend its CUDA kernels on the same device buffers (``torch.from_dlpack`` of the CuPy
+arrays, no copy), timed by the same CUDA events as gpuops and CuPy: ``torch`` rows, ``ratio_to_torch`` ("x torch",
+> 1: gpuops is slower) in the rows, the table, the summary and the plot. Without torch (or without CUDA in torch, on
+the CuPy backend) the peer is left out and the run says why (``torch_peer`` in the JSON). From 1 MiB a ``copy-2t``
+row times the copy split over two threads (NumPy backend), the bandwidth a multi-threaded kernel should be held to
+(``bw_vs_copy_2t``). The overhead case also times the convenience call ``op(a, b)`` (``gpuops-call``, which
+allocates its output).
 
 Sizes 2^10..2^22 elements with ``--quick`` (every other power of two), 2^10..2^26 otherwise.
 Timing: NumPy, ``time.perf_counter`` around batches of calls; CuPy,
@@ -78,15 +82,20 @@ def run(
     cases: Sequence[str] = CASES,
     explicit_sizes: Sequence[int] = (),
     cols: int = ROW_C,
+    budget: float | None = None,
 ) -> dict[str, Any]:
     bench = Bench(backend, quick, repeats, cols)
     started = time.perf_counter()
+    left_out: list[str] = []
     print(
         f"gpuops benchmark: backend {bench.backend}, {'quick' if quick else 'full'}, "
-        f"{bench.repeats} interleaved repeats; timer: {bench.timer.clock}"
+        f"{bench.repeats} interleaved repeats; timer: {bench.timer.clock}\ntorch peer: {bench.torch_note}"
     )
     rows: list[dict[str, Any]] = []
     for case in cases:
+        if budget is not None and time.perf_counter() - started > budget:
+            left_out.append(case)  # out of time: the JSON and plot still come, with what was measured
+            continue
         if case == "overhead_f32":
             groups = [bench.overhead()]
         else:
@@ -135,11 +144,13 @@ def run(
         "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "timer": bench.timer.clock,
+        "torch_peer": bench.torch_note,
         "repeats": bench.repeats,
         "row_cols": bench.cols,
         "notes": "median over interleaved repeats; GB_s counts useful bytes (bytes_per_elem * n); "
         "ratio_to_baseline = time / baseline time (> 1 is slower); bw_vs_copy = GB_s / copy GB_s",
         "summary": summarize(rows),
+        "cases_left_out": {"cases": left_out, "why": f"past --budget {budget} s"} if left_out else None,
         "rows": rows,
         "elapsed_s": round(time.perf_counter() - started, 1),
     }
@@ -171,6 +182,8 @@ def run(
         ppath = out / f"bench-{bench.backend}.png"
         if plot(result, ppath):
             print(f"wrote {ppath}")
+    if left_out:
+        print(f"left out (past --budget {budget} s): {', '.join(left_out)}")
     print(f"elapsed {result['elapsed_s']} s")
     return result
 
@@ -192,6 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=ROW_C,
         help=f"row length of the broadcast, reduction and softmax cases ([n / cols, cols]; default {ROW_C})",
     )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds: cases not started by then are left out (listed in the JSON), so that a bounded run still "
+        "writes its results",
+    )
     args = parser.parse_args(argv)
     try:
         explicit = [int(float(x)) for x in args.sizes.split(",") if x.strip()]
@@ -204,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
     try:
-        run(args.backend, args.quick, args.out, args.max_log2, args.repeats, cases, explicit, args.cols)
+        run(args.backend, args.quick, args.out, args.max_log2, args.repeats, cases, explicit, args.cols, args.budget)
     except gpuops.UnsupportedError as exc:
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2

@@ -54,7 +54,7 @@ UFUNCS = "gpuops-ufuncs"  # NumPy only: the same operator without the compiled (
 NODES = "gpuops-node-by-node"  # a compiled graph's nodes run one by one (no fusion)
 ALTERNATIVES = (ELEMENTWISE, UFUNCS, NODES)  # gpuops without one of its fast paths
 CALL = "gpuops-call"  # overhead case: the convenience call op(a, b), which allocates the output
-TORCH = "torch"  # NumPy backend only: PyTorch's CPU kernels on the same buffers (torch.from_numpy), where installed
+TORCH = "torch"  # PyTorch on the same buffers where installed: CPU (torch.from_numpy) or CUDA (torch.from_dlpack)
 COPY2 = "copy-2t"  # NumPy backend only: the same copy split over two threads (the 2-core machine's copy bandwidth)
 COPY2_MIN_BYTES = 1 << 20
 OVERHEAD_N = 1000
@@ -104,15 +104,39 @@ class Group:
 # --------------------------------------------------------------------------- cases
 
 
-def _torch() -> Any:
-    """PyTorch where it is installed (the ``bench`` extra) and ``GPUOPS_BENCH_TORCH`` is not ``0``, else None."""
+def torch_peer(backend: str) -> tuple[Any, str]:
+    """``(torch, what it times)`` where PyTorch is the peer of this backend's cases, else ``(None, why not)``.
+
+    NumPy backend: PyTorch's CPU kernels on the same host buffers (``torch.from_numpy``). CuPy backend: PyTorch's CUDA
+    kernels on the same device buffers (``torch.from_dlpack`` of the CuPy arrays), timed by the same CUDA events: CuPy
+    and PyTorch both launch on the legacy default stream, where ``cupyx.profiler.benchmark`` records its events.
+    Left out where torch is not importable, has no CUDA (CuPy backend), or ``GPUOPS_BENCH_TORCH=0``."""
     if os.environ.get("GPUOPS_BENCH_TORCH", "1") == "0":
-        return None
+        return None, "left out (GPUOPS_BENCH_TORCH=0)"
+    if backend not in ("numpy", "cupy"):
+        return None, f"none for the {backend} backend"
     try:
         import torch
-    except ImportError:
-        return None
-    return torch
+    except Exception as exc:  # ImportError, or a broken install
+        return None, f"left out: torch is not importable ({exc.__class__.__name__}: {exc})"
+    version = getattr(torch, "__version__", "?")
+    if backend == "numpy":
+        return torch, f"torch {version} CPU kernels on the same host buffers (torch.from_numpy)"
+    try:
+        cuda = bool(torch.cuda.is_available())
+    except Exception as exc:
+        return None, f"left out: torch {version}: torch.cuda.is_available() failed ({exc})"
+    if not cuda:
+        return None, f"left out: torch {version} has no usable CUDA (torch.cuda.is_available() is False)"
+    try:
+        import cupy
+
+        stream = cupy.cuda.get_current_stream().ptr
+    except Exception as exc:
+        return None, f"left out: CuPy's current stream is unknown ({exc.__class__.__name__}: {exc})"
+    if stream != 0:  # CuPy's events would not bracket torch's kernels
+        return None, "left out: CuPy's current stream is not the legacy default stream torch launches on"
+    return torch, f"torch {version} CUDA kernels on the same device buffers (torch.from_dlpack), same CUDA events"
 
 
 _COPY_POOL: concurrent.futures.ThreadPoolExecutor | None = None
@@ -147,7 +171,7 @@ class Bench:
             self.timer = NumpyTimer(target=0.005 if quick else 0.01)
             self.repeats = repeats or (15 if quick else 31)
         self.baseline = self.xp.__name__
-        self.torch = _torch() if self.backend == "numpy" else None
+        self.torch, self.torch_note = torch_peer(self.backend)
         self.rng = np.random.default_rng(0)
         self._slot = 0
 
@@ -177,18 +201,27 @@ class Bench:
         buf[...] = host
         return buf
 
-    def t(self, x: np.ndarray) -> Any:
-        """A torch tensor over the same memory (bfloat16 through its 16-bit integer view)."""
+    def t(self, x: Any) -> Any:
+        """A torch tensor over the same memory: ``torch.from_numpy`` of a host array, ``torch.from_dlpack`` of a
+        CuPy array (no copy: the same device buffer); bfloat16 through its 16-bit integer view."""
         torch = self.torch
+        wrap = torch.from_numpy if self.xp is np else torch.from_dlpack
         if x.dtype.name == "bfloat16":
-            return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
-        return torch.from_numpy(x)
+            return wrap(x.view(self.xp.int16)).view(torch.bfloat16)
+        return wrap(x)
 
     def torch_variant(self, make: Callable[[Any], Callable[[], Any]], per_elem: float) -> list[Variant]:
-        """``[Variant("torch", make(torch), per_elem)]`` where torch is here, else ``[]``."""
+        """``[Variant("torch", make(torch), per_elem)]`` where torch is the peer, else ``[]``. A case torch cannot
+        run (a dtype its DLPack import refuses, say) is left out of that case with a note, not the whole run."""
         if self.torch is None:
             return []
-        return [Variant(TORCH, make(self.torch), per_elem)]
+        try:
+            fn = make(self.torch)
+            fn()
+        except Exception as exc:
+            print(f"  (torch peer left out of this case: {exc.__class__.__name__}: {exc})")
+            return []
+        return [Variant(TORCH, fn, per_elem)]
 
     def copy2(self, src: np.ndarray) -> list[Variant]:
         """The two-thread copy of ``src`` (NumPy backend, from 1 MiB)."""

@@ -132,7 +132,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "GB_s_at_largest": big["GB_s"],
         }
         with_torch = [r for r in g if "ratio_to_torch" in r]
-        if with_torch:  # > 1: gpuops is slower than PyTorch's CPU kernels
+        if with_torch:  # > 1: gpuops is slower than PyTorch's kernels (CPU or CUDA, the backend's)
             logs = [math.log(r["ratio_to_torch"]) for r in with_torch]
             entry["geomean_ratio_to_torch"] = math.exp(statistics.fmean(logs))
             entry["ratio_to_torch_at_largest"] = big.get("ratio_to_torch")
@@ -193,7 +193,7 @@ def plot(result: dict[str, Any], path: Path) -> bool:
                 UFUNCS: "gpuops, ufunc chain (no numba)",
                 NODES: "gpuops, the nodes one by one",
                 "copy": f"{baseline}.copyto",
-                TORCH: "torch (CPU)",
+                TORCH: "torch (CUDA, same buffers)" if result["backend"] == "cupy" else "torch (CPU)",
                 COPY2: "copy on two threads",
             }.get(variant, f"{baseline} ufunc(s)")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ls=ls, label=label)
@@ -201,7 +201,11 @@ def plot(result: dict[str, Any], path: Path) -> bool:
         ax.set_yscale("log")
         ax.set_xlabel("elements")
         ax.set_ylabel("counted GB/s (log)")
-        ax.set_title(f"{case} ({bpe:g} B/elem counted)", fontsize=9)
+        title = f"{case} ({bpe:g} B/elem counted)"
+        xt = max((r for r in rows if r["case"] == case and r["variant"] == "gpuops"), key=lambda r: r["n"])
+        if "ratio_to_torch" in xt:  # time ratio: > 1, gpuops is slower
+            title += f"\nx torch {xt['ratio_to_torch']:.2f} at n={xt['n']}"
+        ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(cases) + 1 :]:
@@ -212,10 +216,13 @@ def plot(result: dict[str, Any], path: Path) -> bool:
         names = [r["variant"] for r in over]
         vals = [r["median_us"] for r in over]
         bars = ax.bar(names, vals, color=[styles.get(n, ("C2",))[0] for n in names])
+        ax.tick_params(axis="x", labelsize=7, labelrotation=25)
         for bar, v in zip(bars, vals, strict=True):
             ax.annotate(f"{v:.2f} us", (bar.get_x() + bar.get_width() / 2, v), ha="center", va="bottom", fontsize=9)
         ax.set_ylabel("host us per call (median)")
-        ax.set_title(f"per-call cost at {OVERHEAD_N} float32 elements", fontsize=10)
+        xt = next((r.get("ratio_to_torch") for r in over if r["variant"] == "gpuops"), None)
+        xt_text = f"; x torch {xt:.2f}" if xt is not None else ""
+        ax.set_title(f"per-call cost at {OVERHEAD_N} float32 elements{xt_text}", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     dev = result["device"].get("name", result["backend"])
     commit = result.get("git_commit") or "unknown"

@@ -1,33 +1,55 @@
 #!/usr/bin/env bash
-# The whole GPU check in one script, for the GPU machine (reached through the `device`
-# tool, which copies the working tree there and brings back what is written under $OUT).
-# That machine has Python 3.12 with cupy-cuda13x 14.2, numpy, ml_dtypes, pytest,
-# hypothesis and matplotlib preinstalled, and NO network.
+# The whole GPU check in one bounded command, for the GPU machine (reached through the `device` tool, which copies
+# the working tree there and brings back what is written under $OUT: at most 8 files, 16 MiB each).
+# That machine has Python 3.12 with cupy-cuda13x 14.2, numpy, ml_dtypes, pytest, pytest-xdist, hypothesis,
+# matplotlib and torch (CUDA) preinstalled, 16 cores, and NO network.
 #
-#   bash ci/gpu_suite.sh            # results in $OUT, default benchmarks/results/gpu-latest
+#   GPUOPS_COMMIT=<sha> bash ci/gpu_suite.sh      # results in $OUT, default benchmarks/results/gpu-latest
 #
-# Files written under $OUT (at most 8 in all; the benchmark adds its own, see its --out):
-#   env.txt         nvidia-smi, versions, commit, how gpuops was made importable
-#   pytest-gpu.log  the full pytest log (-rs lists every skip with its reason)
-#   pytest-gpu.xml  JUnit XML of the same run
-#   bench.log       benchmark log (only if benchmarks/__main__.py exists)
-#   summary.json    exit codes, device, versions, date, test counts
-# A test failure does not stop the script; it exits with pytest's exit code (or the
-# benchmark's, when pytest passed) after writing everything.
+# What it runs, all within GPUOPS_SUITE_BUDGET seconds (default 285: under 5 minutes):
+#   1. pytest -m "gpu or cuda" (GPUOPS_PYTEST_MARK) on every core with pytest-xdist, --dist loadfile (each file on
+#      one worker), under `timeout` (GPUOPS_TEST_TIMEOUT, default 200 s, less if the budget is short; SIGINT first,
+#      so that the JUnit XML of the tests that finished is still written). tests/conftest.py's device fault guard
+#      synchronizes the device after each test: a CUDA fault fails the test that caused it ("device context poisoned
+#      by this test") and ends that worker, which xdist replaces (--max-worker-restart, GPUOPS_MAX_WORKER_RESTART,
+#      default 100) so that the fault cannot cascade into the tests after it. GPUOPS_PYTEST_ARGS adds arguments
+#      (e.g. "-k add", "--tb=long"); GPUOPS_WORKERS sets -n (default: the cores, at most 16).
+#   2. python -m benchmarks --backend cupy --quick (GPUOPS_BENCH_ARGS replaces those arguments), with PyTorch on the
+#      same device buffers as a peer where torch is importable, under `timeout` with the rest of the budget
+#      (and --budget, so that it writes its JSON and plot with the cases it reached).
+#   3. ci/gpu_summary.py: summary.json and summary.txt: exit codes, counts, failures grouped by message class, the
+#      tests that poisoned the device context, the slowest test files, the benchmark's ratios (x cupy, x torch).
+#
+# Files written under $OUT (8 in all):
+#   env.txt          nvidia-smi, versions, commit, how gpuops was made importable
+#   pytest-gpu.log   the full pytest log (--tb=short; -rfEs lists failures, errors and skips), then the
+#                    conformance tables the tests wrote (umath-*.md, onnx-*.md)
+#   pytest-gpu.xml   JUnit XML of the same run (gzipped to pytest-gpu.xml.gz if over 15 MiB)
+#   bench.log        benchmark log (only if benchmarks/__main__.py exists)
+#   bench-cupy.json  the benchmark's rows and summary, and bench-cupy.png its plot
+#   summary.json     exit codes, timeouts, device, versions, date, test counts, failure classes, benchmark ratios
+#   summary.txt      the short version of summary.json, for a person
+# A test failure does not stop the script; it exits with pytest's exit code (124: timed out) or, when pytest
+# passed, the benchmark's, after writing everything.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT="${OUT:-benchmarks/results/gpu-latest}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-export MPLBACKEND=Agg
+export MPLBACKEND=Agg PYTHONUNBUFFERED=1
 start=$(date +%s)
+deadline=$((start + ${GPUOPS_SUITE_BUDGET:-285}))
+left() { echo $((deadline - $(date +%s))); }
+min() { if [ "$1" -lt "$2" ]; then echo "$1"; else echo "$2"; fi; }
 
 # --- make gpuops importable (offline: no dependency resolution, maybe no build isolation)
 install=""
-if python3 -m pip install --no-deps -e . >"$OUT/.pip.log" 2>&1; then
+if (cd / && python3 -c "import gpuops, sys; sys.exit(not gpuops.__file__.startswith('$PWD/'))") 2>/dev/null; then
+    install="already importable from this tree"
+elif timeout 60 python3 -m pip install --no-deps -e . >"$OUT/.pip.log" 2>&1; then
     install="pip install --no-deps -e ."
-elif python3 -m pip install --no-deps --no-build-isolation -e . >>"$OUT/.pip.log" 2>&1; then
+elif timeout 60 python3 -m pip install --no-deps --no-build-isolation -e . >>"$OUT/.pip.log" 2>&1; then
     install="pip install --no-deps --no-build-isolation -e ."
 else
     export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
@@ -37,16 +59,18 @@ fi
 #   pip download onnx==1.22.0 protobuf --python-version 3.12 --only-binary=:all: -d .whl
 # then run with carry [".whl"]. Without them the ONNX conformance suite is skipped with its reason.
 if ls .whl/*.whl >/dev/null 2>&1; then
-    python3 -m pip install --no-deps --no-index .whl/*.whl >>"$OUT/.pip.log" 2>&1 \
+    timeout 60 python3 -m pip install --no-deps --no-index .whl/*.whl >>"$OUT/.pip.log" 2>&1 \
         && install="$install; wheels: $(cd .whl && ls *.whl | tr '\n' ' ')"
 fi
-# The conformance tables (ONNX node tests, NumPy's umath accuracy) are written here too.
-export GPUOPS_CONFORMANCE_OUT="$OUT"
+# The conformance tables (ONNX node tests, NumPy's umath accuracy) are written here, then appended to the log.
+conf_dir="$(mktemp -d)"
+export GPUOPS_CONFORMANCE_OUT="$conf_dir"
 
 commit="${GPUOPS_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then
     commit="$commit-dirty"
 fi
+export GPUOPS_COMMIT="$commit" # the benchmark's JSON records it too (the copy may lack .git)
 
 # --- environment record
 {
@@ -54,14 +78,14 @@ fi
     echo "== commit: $commit"
     echo "== gpuops import: $install"
     echo "== nvidia-smi"
-    nvidia-smi 2>&1 || echo "nvidia-smi failed (exit $?)"
+    timeout 30 nvidia-smi 2>&1 || echo "nvidia-smi failed (exit $?)"
     echo "== versions"
-    python3 - <<'PY' 2>&1
+    timeout 60 python3 - <<'PY' 2>&1
 import platform
 import sys
 
 print("python", sys.version.replace("\n", " "), platform.platform())
-for mod in ("numpy", "ml_dtypes", "cupy", "pytest", "hypothesis", "matplotlib", "gpuops"):
+for mod in ("numpy", "ml_dtypes", "cupy", "torch", "pytest", "xdist", "hypothesis", "matplotlib", "gpuops"):
     try:
         m = __import__(mod)
         print(mod, getattr(m, "__version__", "?"), getattr(m, "__file__", ""))
@@ -77,112 +101,69 @@ try:
 except Exception as exc:
     print("cupy CUDA query failed:", exc)
 PY
-    echo "== pip install log (tail)"
-    tail -n 20 "$OUT/.pip.log"
+    if [ -f "$OUT/.pip.log" ]; then
+        echo "== pip install log (tail)"
+        tail -n 20 "$OUT/.pip.log"
+    fi
 } >"$OUT/env.txt" 2>&1
 rm -f "$OUT/.pip.log"
 cat "$OUT/env.txt"
 
-# --- tests: the gpu-marked ones (the CPU suite runs in CI). ~8000 cases over a few hundred
-# distinct kernels: run them on every core (pytest-xdist, present on the GPU image; CuPy's
-# on-disk kernel cache is shared by the workers) under a time limit that leaves the benchmark
-# its share of the 10-minute call. GPUOPS_PYTEST_MARK="gpu or not gpu" runs everything.
+# --- tests: the gpu- and cuda-marked ones (the CPU suite runs in CI). One file per worker at a time (loadfile), so
+# that a file's tests share a process; a worker whose device context a test poisoned is replaced (see the top).
+bench_reserve=75   # seconds kept for the benchmark
+summary_reserve=15 # and for the summary
+avail=$(($(left) - bench_reserve - summary_reserve))
+[ "$avail" -lt 30 ] && avail=30
+test_timeout=$(min "${GPUOPS_TEST_TIMEOUT:-200}" "$avail")
+xdist=()
+if python3 -c "import xdist" 2>/dev/null; then
+    workers="${GPUOPS_WORKERS:-$(min "$(nproc 2>/dev/null || echo 4)" 16)}"
+    xdist=(-n "$workers" --dist loadfile --max-worker-restart "${GPUOPS_MAX_WORKER_RESTART:-100}")
+else
+    echo "== pytest-xdist is not importable: the tests run in one process, which stops at a poisoned device context"
+fi
+# shellcheck disable=SC2206 # GPUOPS_PYTEST_ARGS is split into words on purpose
+extra=(${GPUOPS_PYTEST_ARGS:-})
+pytest_args=(-m "${GPUOPS_PYTEST_MARK:-gpu or cuda}" ${xdist[@]+"${xdist[@]}"} -rfEs --tb=short -p no:cacheprovider)
+pytest_args+=(${extra[@]+"${extra[@]}"})
+echo "== pytest ${pytest_args[*]} (timeout ${test_timeout} s)"
 pytest_rc=0
-xdist=""
-python3 -c "import xdist" 2>/dev/null && xdist="-n ${GPUOPS_WORKERS:-16}"
-timeout "${GPUOPS_TEST_TIMEOUT:-400}" python3 -m pytest -q -m "${GPUOPS_PYTEST_MARK:-gpu}" $xdist -rs \
-    -p no:cacheprovider --junitxml="$OUT/pytest-gpu.xml" 2>&1 | tee "$OUT/pytest-gpu.log" \
-    || pytest_rc=${PIPESTATUS[0]}
+timeout -s INT -k 20 "$test_timeout" python3 -m pytest "${pytest_args[@]}" --junitxml="$OUT/pytest-gpu.xml" 2>&1 \
+    | tee "$OUT/pytest-gpu.log" || pytest_rc=${PIPESTATUS[0]}
+if [ "$pytest_rc" -eq 124 ] || [ "$pytest_rc" -eq 137 ]; then
+    echo "== pytest TIMED OUT after ${test_timeout} s (exit $pytest_rc)" | tee -a "$OUT/pytest-gpu.log"
+fi
 echo "== pytest exit code: $pytest_rc"
+for table in "$conf_dir"/*; do
+    [ -f "$table" ] || continue
+    printf '\n== conformance table %s (written by the tests under $GPUOPS_CONFORMANCE_OUT)\n' "$(basename "$table")"
+    cat "$table"
+done >>"$OUT/pytest-gpu.log"
+rm -rf "$conf_dir"
 
-# --- benchmarks, when the package exists
+# --- benchmarks, when the package exists: the rest of the budget, less the summary's share
 bench_rc=""
 if [ -f benchmarks/__main__.py ]; then
+    avail=$(($(left) - summary_reserve))
+    [ "$avail" -lt 20 ] && avail=20
+    bench_timeout=$(min "${GPUOPS_BENCH_TIMEOUT:-120}" "$avail")
+    # shellcheck disable=SC2206
+    bench_args=(${GPUOPS_BENCH_ARGS:---backend cupy --quick})
+    echo "== python3 -m benchmarks ${bench_args[*]} (timeout ${bench_timeout} s)"
     bench_rc=0
-    python3 -m benchmarks --backend cupy --quick --out "$OUT" 2>&1 | tee "$OUT/bench.log" || bench_rc=$?
+    timeout -s INT -k 10 "$bench_timeout" python3 -m benchmarks "${bench_args[@]}" --out "$OUT" \
+        --budget $((bench_timeout * 2 / 3)) 2>&1 | tee "$OUT/bench.log" || bench_rc=${PIPESTATUS[0]}
     echo "== benchmark exit code: $bench_rc"
 fi
 
-# --- summary
-PYTEST_RC="$pytest_rc" BENCH_RC="$bench_rc" COMMIT="$commit" INSTALL="$install" OUT="$OUT" \
-    ELAPSED="$(($(date +%s) - start))" python3 - <<'PY'
-import datetime
-import json
-import os
-import platform
-import subprocess
-import xml.etree.ElementTree as ET
-from pathlib import Path
+# --- summary: summary.json and summary.txt (failures by message class), file sizes capped
+PYTEST_RC="$pytest_rc" BENCH_RC="$bench_rc" COMMIT="$commit" INSTALL="$install" PYTEST_ARGS="${pytest_args[*]}" \
+    ELAPSED="$(($(date +%s) - start))" timeout 60 python3 ci/gpu_summary.py --out "$OUT" \
+    || echo "== ci/gpu_summary.py failed (exit $?)"
 
-out = Path(os.environ["OUT"])
-
-
-def version(mod):
-    try:
-        return __import__(mod).__version__
-    except Exception as exc:
-        return f"not importable: {exc}"
-
-
-def smi(query):
-    try:
-        r = subprocess.run(
-            ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"], capture_output=True, text=True, timeout=60
-        )
-        return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else None
-    except Exception:
-        return None
-
-
-device = smi("name")
-cuda = {}
-try:
-    import cupy
-
-    rt = cupy.cuda.runtime
-    cuda = {"runtime": rt.runtimeGetVersion(), "driver": rt.driverGetVersion(), "available": cupy.is_available()}
-    device = device or rt.getDeviceProperties(0)["name"].decode()
-except Exception as exc:
-    cuda = {"error": str(exc)}
-
-tests = None
-try:
-    root = ET.parse(out / "pytest-gpu.xml").getroot()
-    suite = root if root.tag == "testsuite" else root.find("testsuite")
-    tests = {k: int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
-except Exception as exc:
-    tests = {"error": f"no JUnit XML: {exc}"}
-
-bench_rc = os.environ["BENCH_RC"]
-summary = {
-    "pytest_exit_code": int(os.environ["PYTEST_RC"]),
-    "bench_exit_code": int(bench_rc) if bench_rc else None,
-    "tests": tests,
-    "device": device,
-    "driver": smi("driver_version"),
-    "cuda": cuda,
-    "versions": {
-        "python": platform.python_version(),
-        "numpy": version("numpy"),
-        "ml_dtypes": version("ml_dtypes"),
-        "cupy": version("cupy"),
-        "pytest": version("pytest"),
-        "hypothesis": version("hypothesis"),
-    },
-    "commit": os.environ["COMMIT"],
-    "gpuops_import": os.environ["INSTALL"],
-    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    "elapsed_s": int(os.environ["ELAPSED"]),
-}
-files = sorted({p.name for p in out.iterdir()} | {"summary.json"})
-summary["files"] = files
-if len(files) > 8:
-    summary["warning"] = f"{len(files)} files under OUT (limit 8)"
-(out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-print(json.dumps(summary, indent=2))
-PY
-
-echo "== gpu_suite: pytest exit $pytest_rc, benchmark exit ${bench_rc:-not run}, $(($(date +%s) - start)) s"
+echo "== gpu_suite: pytest exit $pytest_rc, benchmark exit ${bench_rc:-not run}, $(($(date +%s) - start)) s;" \
+    "$(find "$OUT" -type f | wc -l) files in $OUT"
 if [ "$pytest_rc" -ne 0 ]; then
     exit "$pytest_rc"
 fi

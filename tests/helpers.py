@@ -276,6 +276,35 @@ def assert_expected(
         raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} elements differ ({ulps} eps): {detail}")
 
 
+# Subnormals (README, "Subnormals, per backend"): CuPy compiles every kernel with -ftz=true, so on the GPU float32
+# arithmetic and math flush subnormal inputs and results to a zero of the same sign (float64 does not flush;
+# bfloat16, computed in float32, follows float32: its subnormals are float32 subnormals; float16's are not). The
+# CUDA emulator reproduces that. The NumPy backend keeps IEEE subnormals. Data movement keeps them everywhere.
+FLUSHING_BACKENDS = frozenset({"cupy", "emulator"})
+
+
+def flushes_subnormals(backend: object) -> bool:
+    """Whether float32 arithmetic on ``backend`` (a name, or a ``gpuops.Device``) flushes subnormals to zero."""
+    return str(getattr(backend, "backend", backend)) in FLUSHING_BACKENDS
+
+
+def flush_subnormals(a: object, on: object = True) -> np.ndarray:
+    """``a`` with float32 and bfloat16 subnormals replaced by zeros of the same sign (other dtypes, and everything
+    where ``on`` is false or a backend that keeps subnormals, unchanged): the flushed reference of a float32
+    arithmetic op takes this of its inputs and of its result. ``on``: a bool, a backend name or a Device."""
+    arr = np.asarray(a)
+    if not isinstance(on, bool) and not flushes_subnormals(on):
+        return arr
+    if not on or arr.dtype not in (np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16)):
+        return arr
+    tiny = float(np.finfo(np.float32).tiny)
+    wide = arr.astype(np.float32)
+    sub = (wide != 0) & (np.abs(wide) < tiny)
+    if not sub.any():
+        return arr
+    return np.where(sub, np.copysign(np.zeros((), arr.dtype), arr), arr).astype(arr.dtype)
+
+
 def same_float_class(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """Elementwise: NaN-ness, infinities and the sign of zeros agree (float64 arrays)."""
     got = np.asarray(got, np.float64)

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, float_info, read_tensor, to_backend, uint_view
+from helpers import buffer_for, float_info, flush_subnormals, flushes_subnormals, read_tensor, to_backend, uint_view
 
 import gpuops
 from descriptors import (
@@ -82,13 +82,14 @@ def _specials(dt: DataType) -> np.ndarray:
     return np.concatenate([values.astype(dt.numpy_dtype), nans])
 
 
-def _ieee(x: np.ndarray, y: np.ndarray, is_max: bool) -> np.ndarray:
+def _ieee(x: np.ndarray, y: np.ndarray, is_max: bool, ftz: bool = False) -> np.ndarray:
     """IEEE 754-2019 maximum (minimum) of equal-shape arrays of one float type, from comparisons
     and sign bits: a NaN operand as it is (x's first), else the larger (smaller) value, and on
-    a tie of zeros -0.0 < +0.0."""
+    a tie of zeros -0.0 < +0.0. ``ftz`` (CuPy, the emulator: ``helpers.flushes_subnormals``): the
+    comparisons see float32/bfloat16 subnormals as zeros of their sign; the chosen operand keeps its bits."""
     u = _UINT[x.dtype.itemsize]
     xb, yb = uint_view(x), uint_view(y)
-    xv, yv = x.astype(np.float64), y.astype(np.float64)
+    xv, yv = flush_subnormals(x, ftz).astype(np.float64), flush_subnormals(y, ftz).astype(np.float64)
     x_nan, y_nan = np.isnan(xv), np.isnan(yv)
     better = xv > yv if is_max else xv < yv
     out = np.where(x_nan | (~y_nan & (better | (xv == yv))), xb, yb)  # equal nonzero values: equal bits
@@ -487,7 +488,8 @@ def _run_max_min(
         out = to_backend(xp, buffer_for(do, np.zeros(do.sizes), fill=np.nan))
     op.execute([buf_a, buf_b], [out])
     full_a, full_b = np.broadcast_to(av, do.sizes).copy(), np.broadcast_to(bv, do.sizes).copy()
-    want = _ieee(full_a, full_b, name.endswith("MAX"))
+    # CuPy/emulator: float32 (and bfloat16) subnormal operands compare as zeros of their sign (-ftz=true)
+    want = _ieee(full_a, full_b, name.endswith("MAX"), ftz=flushes_subnormals(dev))
     got = read_tensor(out, do)
     _assert_same(got, want, _exact_nan(dt), f"{name} {dt.name} n={n} {layout}", full_a, full_b)
     return op, got, want

@@ -145,13 +145,141 @@ inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
 template <class T>
 inline T __ldg(const T *p) { return *p; }
 
+// ---- float32 flush-to-zero, as CuPy compiles every kernel (NVRTC -ftz=true) ----
+// On the GPU, float32 arithmetic and math flush subnormal inputs and results to a zero of the same sign; float64
+// does not flush; data movement (copies, selects, __float_as_int, bfloat16<->float conversions) keeps
+// subnormals. The emulator: the launcher (gpuops_launch.h) sets the host's MXCSR FTZ|DAZ around every launch
+// except one whose kernel holds float64 data and no 32/16-bit float data, so the built-in float operators
+// (+ - * /, comparisons, float<->double conversions) flush as the GPU's do; and every float overload below
+// flushes its input and result explicitly, since the C library and the bit-operation implementations
+// (fabs, copysign, fmax: andps/orps) ignore MXCSR and glibc takes shortcuts for tiny arguments
+// (tanhf(x) = x). What stays different: unary minus (-x is xorps on the host: a stored -subnormal keeps its
+// bits; the GPU flushes it), NaN payloads (the GPU's arithmetic returns 0x7fffffff), and float32 arithmetic in a
+// kernel that holds only float64 data (not flushed here).
+namespace gpuops_emu {
+inline float ftz(float v) {
+  unsigned int b;
+  std::memcpy(&b, &v, 4);
+  if ((b & 0x7f800000u) == 0u) {
+    b &= 0x80000000u;
+    std::memcpy(&v, &b, 4);
+  }
+  return v;
+}
+// The GPU's fmaxf/fminf order -0 below +0 and return the other operand where one is NaN.
+inline float fmax_ftz(float a, float b) {
+  a = ftz(a);
+  b = ftz(b);
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float fmin_ftz(float a, float b) {
+  a = ftz(a);
+  b = ftz(b);
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+inline double fmax_d(double a, double b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline double fmin_d(double a, double b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+}  // namespace gpuops_emu
+
+// float-only C names (tanhf, ...): a flushing version each, gpuops_ftz_<name>; the macros at the end of this file
+// make the C names mean them (also as std::<name>). The overloaded names (tanh, ...) get float overloads that flush.
+#define GPUOPS_F1(N) \
+  inline float gpuops_ftz_##N##f(float x) { return ::gpuops_emu::ftz(::N##f(::gpuops_emu::ftz(x))); }
+#define GPUOPS_F2(N)                                                               \
+  inline float gpuops_ftz_##N##f(float x, float y) {                              \
+    return ::gpuops_emu::ftz(::N##f(::gpuops_emu::ftz(x), ::gpuops_emu::ftz(y))); \
+  }
+#define GPUOPS_FLOAT_UNARY(X)                                                                                  \
+  X(acos) X(acosh) X(asin) X(asinh) X(atan) X(atanh) X(cbrt) X(ceil) X(cos) X(cosh) X(erf) X(erfc) X(exp) X(exp2) \
+  X(expm1) X(fabs) X(floor) X(lgamma) X(log) X(log10) X(log1p) X(log2) X(logb) X(nearbyint) X(rint) X(round)   \
+  X(sin) X(sinh) X(sqrt) X(tan) X(tanh) X(tgamma) X(trunc)
+#define GPUOPS_FLOAT_BINARY(X) X(atan2) X(copysign) X(fdim) X(fmod) X(hypot) X(nextafter) X(pow) X(remainder)
+GPUOPS_FLOAT_UNARY(GPUOPS_F1)
+GPUOPS_FLOAT_BINARY(GPUOPS_F2)
+inline float gpuops_ftz_fmaxf(float a, float b) { return ::gpuops_emu::fmax_ftz(a, b); }
+inline float gpuops_ftz_fminf(float a, float b) { return ::gpuops_emu::fmin_ftz(a, b); }
+inline float gpuops_ftz_fmaf(float a, float b, float c) {
+  using ::gpuops_emu::ftz;
+  return ftz(::fmaf(ftz(a), ftz(b), ftz(c)));
+}
+inline float gpuops_ftz_ldexpf(float x, int e) { return ::gpuops_emu::ftz(::ldexpf(::gpuops_emu::ftz(x), e)); }
+inline float gpuops_ftz_scalbnf(float x, int e) { return ::gpuops_emu::ftz(::scalbnf(::gpuops_emu::ftz(x), e)); }
+inline float gpuops_ftz_frexpf(float x, int *e) { return ::frexpf(::gpuops_emu::ftz(x), e); }
+inline float gpuops_ftz_modff(float x, float *i) { return ::modff(::gpuops_emu::ftz(x), i); }
+inline int gpuops_ftz_ilogbf(float x) { return ::ilogbf(::gpuops_emu::ftz(x)); }
+inline long gpuops_ftz_lrintf(float x) { return ::lrintf(::gpuops_emu::ftz(x)); }
+inline long gpuops_ftz_lroundf(float x) { return ::lroundf(::gpuops_emu::ftz(x)); }
+inline long long gpuops_ftz_llrintf(float x) { return ::llrintf(::gpuops_emu::ftz(x)); }
+inline long long gpuops_ftz_llroundf(float x) { return ::llroundf(::gpuops_emu::ftz(x)); }
+
+// The overloaded names: float flushes, double and long double are the C library's, integers go to double.
+#define GPUOPS_O1(N)                                                                    \
+  inline float N(float x) { return gpuops_ftz_##N##f(x); }                              \
+  inline long double N(long double x) { return std::N(x); }                             \
+  template <class I, class = typename std::enable_if<std::is_integral<I>::value>::type> \
+  inline double N(I x) {                                                                \
+    return ::N(static_cast<double>(x));                                                 \
+  }
+#define GPUOPS_O2(N)                                                                                          \
+  inline float N(float x, float y) { return gpuops_ftz_##N##f(x, y); }                                        \
+  inline long double N(long double x, long double y) { return std::N(x, y); }                                 \
+  template <class A, class B,                                                                                 \
+            class = typename std::enable_if<                                                                  \
+                std::is_arithmetic<A>::value && std::is_arithmetic<B>::value &&                               \
+                !(std::is_same<A, float>::value && std::is_same<B, float>::value) &&                          \
+                !(std::is_same<A, double>::value && std::is_same<B, double>::value) &&                        \
+                !std::is_same<A, long double>::value && !std::is_same<B, long double>::value>::type>          \
+  inline double N(A x, B y) {                                                                                 \
+    return ::N(static_cast<double>(x), static_cast<double>(y));                                               \
+  }
+GPUOPS_FLOAT_UNARY(GPUOPS_O1)
+GPUOPS_FLOAT_BINARY(GPUOPS_O2)
+GPUOPS_O2(fmax)
+GPUOPS_O2(fmin)
+inline float fma(float a, float b, float c) { return gpuops_ftz_fmaf(a, b, c); }
+inline long double fma(long double a, long double b, long double c) { return std::fma(a, b, c); }
+// abs stays std::abs (CuPy's headers include <stdlib.h>, whose using std::abs a float overload here would
+// conflict with): abs(float) does not flush; fabs/fabsf do.
+using std::abs;
+inline float ldexp(float x, int e) { return gpuops_ftz_ldexpf(x, e); }
+inline float scalbn(float x, int e) { return gpuops_ftz_scalbnf(x, e); }
+inline float frexp(float x, int *e) { return gpuops_ftz_frexpf(x, e); }
+inline float modf(float x, float *i) { return gpuops_ftz_modff(x, i); }
+inline int ilogb(float x) { return gpuops_ftz_ilogbf(x); }
+inline long lrint(float x) { return gpuops_ftz_lrintf(x); }
+inline long lround(float x) { return gpuops_ftz_lroundf(x); }
+inline long long llrint(float x) { return gpuops_ftz_llrintf(x); }
+inline long long llround(float x) { return gpuops_ftz_llroundf(x); }
+#undef GPUOPS_F1
+#undef GPUOPS_F2
+#undef GPUOPS_O1
+#undef GPUOPS_O2
+// Classification reads bits, on the GPU too (signbit/isnan keep a subnormal's sign and class).
+using std::isfinite; using std::isinf; using std::isnan; using std::signbit;
+
 // ---- exactly rounded float intrinsics (the host is IEEE with round-to-nearest-even, no contraction) ----
 inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
 inline float __fsub_rn(float a, float b) { volatile float r = a - b; return r; }
 inline float __fmul_rn(float a, float b) { volatile float r = a * b; return r; }
 inline float __fdiv_rn(float a, float b) { volatile float r = a / b; return r; }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline float __fmaf_rn(float a, float b, float c) { return gpuops_ftz_fmaf(a, b, c); }
+inline float __fsqrt_rn(float a) { return gpuops_ftz_sqrtf(a); }
 inline float __frcp_rn(float a) { volatile float r = 1.0f / a; return r; }
 inline double __dadd_rn(double a, double b) { volatile double r = a + b; return r; }
 inline double __dsub_rn(double a, double b) { volatile double r = a - b; return r; }
@@ -162,29 +290,20 @@ inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __saturatef(float v) { return v != v ? 0.0f : (v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v)); }
 
-// ---- math: the C library's, with CUDA's float names and fast-intrinsic spellings ----
-using std::abs; using std::acos; using std::acosh; using std::asin; using std::asinh; using std::atan; using std::atan2;
-using std::atanh; using std::cbrt; using std::ceil; using std::copysign; using std::cos; using std::cosh; using std::erf;
-using std::erfc; using std::exp; using std::exp2; using std::expm1; using std::fabs; using std::fdim; using std::floor;
-using std::fma; using std::fmax; using std::fmin; using std::fmod; using std::hypot; using std::ilogb; using std::isfinite;
-using std::isinf; using std::isnan; using std::ldexp; using std::lgamma; using std::llrint; using std::llround;
-using std::log; using std::log10; using std::log1p; using std::log2; using std::logb; using std::lrint; using std::lround;
-using std::nearbyint; using std::nextafter; using std::pow; using std::remainder; using std::rint; using std::round;
-using std::scalbn; using std::signbit; using std::sin; using std::sinh; using std::sqrt; using std::tan; using std::tanh;
-using std::tgamma; using std::trunc; using std::frexp; using std::modf;
-inline float rsqrtf(float v) { return 1.0f / std::sqrt(v); }
+// ---- math: CUDA's float names and fast-intrinsic spellings (the float ones flush, through the overloads) ----
+inline float rsqrtf(float v) { return 1.0f / sqrt(v); }
 inline double rsqrt(double v) { return 1.0 / std::sqrt(v); }
-inline float rcbrtf(float v) { return 1.0f / std::cbrt(v); }
+inline float rcbrtf(float v) { return 1.0f / cbrt(v); }
 inline double rcbrt(double v) { return 1.0 / std::cbrt(v); }
-inline float exp10f(float v) { return std::pow(10.0f, v); }
+inline float exp10f(float v) { return pow(10.0f, v); }
 inline double exp10(double v) { return std::pow(10.0, v); }
-inline float sinpif(float v) { return std::sin(static_cast<float>(M_PI) * v); }
+inline float sinpif(float v) { return sin(static_cast<float>(M_PI) * v); }
 inline double sinpi(double v) { return std::sin(M_PI * v); }
-inline float cospif(float v) { return std::cos(static_cast<float>(M_PI) * v); }
+inline float cospif(float v) { return cos(static_cast<float>(M_PI) * v); }
 inline double cospi(double v) { return std::cos(M_PI * v); }
-inline float normcdff(float v) { return 0.5f * std::erfc(-v / std::sqrt(2.0f)); }
+inline float normcdff(float v) { return 0.5f * erfc(-v / sqrt(2.0f)); }
 inline double normcdf(double v) { return 0.5 * std::erfc(-v / std::sqrt(2.0)); }
-inline void sincosf(float v, float *s, float *c) { *s = std::sin(v); *c = std::cos(v); }
+inline void sincosf(float v, float *s, float *c) { *s = sin(v); *c = cos(v); }
 inline void sincos(double v, double *s, double *c) { *s = std::sin(v); *c = std::cos(v); }
 // Scaled complementary error function exp(x*x) * erfc(x), computed in long double (asymptotic series far out).
 inline long double gpuops_erfcx_ld(long double x) {
@@ -194,16 +313,16 @@ inline long double gpuops_erfcx_ld(long double x) {
   return s / (x * 1.7724538509055160272981674833411452L);
 }
 inline double erfcx(double x) { return static_cast<double>(gpuops_erfcx_ld(x)); }
-inline float erfcxf(float x) { return static_cast<float>(gpuops_erfcx_ld(x)); }
-inline float __expf(float v) { return std::exp(v); }
+inline float erfcxf(float x) { return ::gpuops_emu::ftz(static_cast<float>(gpuops_erfcx_ld(::gpuops_emu::ftz(x)))); }
+inline float __expf(float v) { return exp(v); }
 inline float __exp10f(float v) { return exp10f(v); }
-inline float __logf(float v) { return std::log(v); }
-inline float __log2f(float v) { return std::log2(v); }
-inline float __log10f(float v) { return std::log10(v); }
-inline float __sinf(float v) { return std::sin(v); }
-inline float __cosf(float v) { return std::cos(v); }
-inline float __tanf(float v) { return std::tan(v); }
-inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float __logf(float v) { return log(v); }
+inline float __log2f(float v) { return log2(v); }
+inline float __log10f(float v) { return log10(v); }
+inline float __sinf(float v) { return sin(v); }
+inline float __cosf(float v) { return cos(v); }
+inline float __tanf(float v) { return tan(v); }
+inline float __powf(float a, float b) { return pow(a, b); }
 inline void __sincosf(float v, float *s, float *c) { sincosf(v, s, c); }
 
 // CUDA's integer min/max overloads (the device library has them for every integer width).
@@ -217,10 +336,10 @@ GPUOPS_MINMAX(unsigned long)
 GPUOPS_MINMAX(long long)
 GPUOPS_MINMAX(unsigned long long)
 #undef GPUOPS_MINMAX
-inline float min(float a, float b) { return std::fmin(a, b); }
-inline float max(float a, float b) { return std::fmax(a, b); }
-inline double min(double a, double b) { return std::fmin(a, b); }
-inline double max(double a, double b) { return std::fmax(a, b); }
+inline float min(float a, float b) { return ::gpuops_emu::fmin_ftz(a, b); }
+inline float max(float a, float b) { return ::gpuops_emu::fmax_ftz(a, b); }
+inline double min(double a, double b) { return ::gpuops_emu::fmin_d(a, b); }
+inline double max(double a, double b) { return ::gpuops_emu::fmax_d(a, b); }
 // Mixed argument types, as CUDA's math headers declare them: the wider / unsigned type wins.
 #define GPUOPS_MINMAX_MIXED(R, A, B)                                                      \
   inline R min(A a, B b) { return min(static_cast<R>(a), static_cast<R>(b)); }           \
@@ -265,5 +384,114 @@ inline unsigned int atomicDec(unsigned int *p, unsigned int v) {
 #define __shfl_xor_sync(...) static_assert(false, "gpuops emulator: warp shuffles are not emulated")
 #define __ballot_sync(...) static_assert(false, "gpuops emulator: warp votes are not emulated")
 
+// The C library's float names mean the flushing versions (also as std::<name>), from here on.
+namespace std {
+using ::gpuops_ftz_acosf;
+using ::gpuops_ftz_acoshf;
+using ::gpuops_ftz_asinf;
+using ::gpuops_ftz_asinhf;
+using ::gpuops_ftz_atanf;
+using ::gpuops_ftz_atanhf;
+using ::gpuops_ftz_cbrtf;
+using ::gpuops_ftz_ceilf;
+using ::gpuops_ftz_cosf;
+using ::gpuops_ftz_coshf;
+using ::gpuops_ftz_erff;
+using ::gpuops_ftz_erfcf;
+using ::gpuops_ftz_expf;
+using ::gpuops_ftz_exp2f;
+using ::gpuops_ftz_expm1f;
+using ::gpuops_ftz_fabsf;
+using ::gpuops_ftz_floorf;
+using ::gpuops_ftz_lgammaf;
+using ::gpuops_ftz_logf;
+using ::gpuops_ftz_log10f;
+using ::gpuops_ftz_log1pf;
+using ::gpuops_ftz_log2f;
+using ::gpuops_ftz_logbf;
+using ::gpuops_ftz_nearbyintf;
+using ::gpuops_ftz_rintf;
+using ::gpuops_ftz_roundf;
+using ::gpuops_ftz_sinf;
+using ::gpuops_ftz_sinhf;
+using ::gpuops_ftz_sqrtf;
+using ::gpuops_ftz_tanf;
+using ::gpuops_ftz_tanhf;
+using ::gpuops_ftz_tgammaf;
+using ::gpuops_ftz_truncf;
+using ::gpuops_ftz_atan2f;
+using ::gpuops_ftz_copysignf;
+using ::gpuops_ftz_fdimf;
+using ::gpuops_ftz_fmodf;
+using ::gpuops_ftz_hypotf;
+using ::gpuops_ftz_nextafterf;
+using ::gpuops_ftz_powf;
+using ::gpuops_ftz_remainderf;
+using ::gpuops_ftz_fmaxf;
+using ::gpuops_ftz_fminf;
+using ::gpuops_ftz_fmaf;
+using ::gpuops_ftz_ldexpf;
+using ::gpuops_ftz_scalbnf;
+using ::gpuops_ftz_frexpf;
+using ::gpuops_ftz_modff;
+using ::gpuops_ftz_ilogbf;
+using ::gpuops_ftz_lrintf;
+using ::gpuops_ftz_lroundf;
+using ::gpuops_ftz_llrintf;
+using ::gpuops_ftz_llroundf;
+}  // namespace std
+#define acosf gpuops_ftz_acosf
+#define acoshf gpuops_ftz_acoshf
+#define asinf gpuops_ftz_asinf
+#define asinhf gpuops_ftz_asinhf
+#define atanf gpuops_ftz_atanf
+#define atanhf gpuops_ftz_atanhf
+#define cbrtf gpuops_ftz_cbrtf
+#define ceilf gpuops_ftz_ceilf
+#define cosf gpuops_ftz_cosf
+#define coshf gpuops_ftz_coshf
+#define erff gpuops_ftz_erff
+#define erfcf gpuops_ftz_erfcf
+#define expf gpuops_ftz_expf
+#define exp2f gpuops_ftz_exp2f
+#define expm1f gpuops_ftz_expm1f
+#define fabsf gpuops_ftz_fabsf
+#define floorf gpuops_ftz_floorf
+#define lgammaf gpuops_ftz_lgammaf
+#define logf gpuops_ftz_logf
+#define log10f gpuops_ftz_log10f
+#define log1pf gpuops_ftz_log1pf
+#define log2f gpuops_ftz_log2f
+#define logbf gpuops_ftz_logbf
+#define nearbyintf gpuops_ftz_nearbyintf
+#define rintf gpuops_ftz_rintf
+#define roundf gpuops_ftz_roundf
+#define sinf gpuops_ftz_sinf
+#define sinhf gpuops_ftz_sinhf
+#define sqrtf gpuops_ftz_sqrtf
+#define tanf gpuops_ftz_tanf
+#define tanhf gpuops_ftz_tanhf
+#define tgammaf gpuops_ftz_tgammaf
+#define truncf gpuops_ftz_truncf
+#define atan2f gpuops_ftz_atan2f
+#define copysignf gpuops_ftz_copysignf
+#define fdimf gpuops_ftz_fdimf
+#define fmodf gpuops_ftz_fmodf
+#define hypotf gpuops_ftz_hypotf
+#define nextafterf gpuops_ftz_nextafterf
+#define powf gpuops_ftz_powf
+#define remainderf gpuops_ftz_remainderf
+#define fmaxf gpuops_ftz_fmaxf
+#define fminf gpuops_ftz_fminf
+#define fmaf gpuops_ftz_fmaf
+#define ldexpf gpuops_ftz_ldexpf
+#define scalbnf gpuops_ftz_scalbnf
+#define frexpf gpuops_ftz_frexpf
+#define modff gpuops_ftz_modff
+#define ilogbf gpuops_ftz_ilogbf
+#define lrintf gpuops_ftz_lrintf
+#define lroundf gpuops_ftz_lroundf
+#define llrintf gpuops_ftz_llrintf
+#define llroundf gpuops_ftz_llroundf
 
 #endif  // GPUOPS_CUDA_HOST_H

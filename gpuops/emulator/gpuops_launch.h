@@ -11,8 +11,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 #include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -124,7 +128,46 @@ inline void fiber_entry() {
   std::abort();
 }
 
-inline void run_grid(void (*body)(void **), void **args, const unsigned *grid, const unsigned *block, bool use_fibers) {
+// float32 flush-to-zero around a launch, as CuPy's -ftz=true compiles (cuda_host.h says what it covers): the
+// host's MXCSR FTZ (bit 15) and DAZ (bit 6), restored afterwards. The fibers of a block inherit it (getcontext
+// saves MXCSR, swapcontext restores it). Other hosts: no flush (cuda_host.h's float functions still flush).
+struct FlushScope {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned int saved;
+  explicit FlushScope(bool on) : saved(_mm_getcsr()) { _mm_setcsr(on ? saved | 0x8040u : saved & ~0x8040u); }
+  ~FlushScope() { _mm_setcsr(saved); }
+#else
+  explicit FlushScope(bool) {}
+#endif
+  FlushScope(const FlushScope &) = delete;
+  FlushScope &operator=(const FlushScope &) = delete;
+};
+
+// The element type of a kernel parameter that holds array data: T of a T* or of a CArray<T, ...>; void for
+// anything else (scalars, indexers).
+template <class T>
+struct data_of { using type = void; };
+template <class T>
+struct data_of<T *> { using type = typename std::remove_cv<T>::type; };
+template <template <class, int, bool, bool> class C, class T, int N, bool A, bool B>
+struct data_of<C<T, N, A, B>> { using type = typename std::remove_cv<T>::type; };
+template <class T>
+constexpr bool is_f64_data = std::is_same<typename data_of<T>::type, double>::value;
+// float, or a 16-bit float class (__half, __nv_bfloat16): computed in float32 on the GPU.
+template <class T, class E = typename data_of<T>::type>
+constexpr bool is_f32_data =
+    std::is_same<E, float>::value || (std::is_class<E>::value && sizeof(E) == 2 && std::is_trivially_copyable<E>::value);
+// A launch flushes unless its kernel holds float64 data and no float32/16-bit float data: float64 is not
+// flushed on the GPU, and a float64 kernel's float32 arithmetic (rare) is the part the emulator gives up.
+template <class... A>
+constexpr bool flushes() {
+  constexpr bool f64 = (false || ... || is_f64_data<A>), f32 = (false || ... || is_f32_data<A>);
+  return f32 || !f64;
+}
+
+inline void run_grid(void (*body)(void **), void **args, const unsigned *grid, const unsigned *block, bool use_fibers,
+                     bool flush = true) {
+  const FlushScope flush_scope(flush);
   const unsigned long long nthreads = 1ull * block[0] * block[1] * block[2];
   if (nthreads == 0 || nthreads > 1024 || grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[1] > 65535 ||
       grid[2] > 65535 || block[2] > 64)
@@ -205,6 +248,7 @@ struct KernelInfo {
   static constexpr size_t count = sizeof...(A);
   static constexpr size_t sizes[sizeof...(A) + 1] = {sizeof(A)..., 0};
   static constexpr size_t aligns[sizeof...(A) + 1] = {alignof(A)..., 0};
+  static constexpr bool flush = flushes<A...>();
   template <void (*K)(A...)>
   static void body(void **args) {
     call_kernel(K, args, std::index_sequence_for<A...>{});
@@ -227,6 +271,6 @@ KernelInfo<A...> info_of(void (*)(A...));
   }                                                                                                             \
   extern "C" __attribute__((visibility("default"))) void PREFIX##_launch(const unsigned *grid,                  \
                                                                          const unsigned *block, void **args) {   \
-    ::gpuops_emu::run_grid(&decltype(::gpuops_emu::info_of(&KERNEL))::template body<&KERNEL>, args, grid, block, \
-                           FIBERS);                                                                              \
+    using info = decltype(::gpuops_emu::info_of(&KERNEL));                                                   \
+    ::gpuops_emu::run_grid(&info::template body<&KERNEL>, args, grid, block, FIBERS, info::flush);          \
   }

@@ -28,7 +28,23 @@ inline unsigned short round_to_small(F d, int mbits, int bias) {
   unsigned m = static_cast<unsigned>(r) - (1u << mbits);
   return static_cast<unsigned short>(sign | (static_cast<unsigned>(e + bias) << mbits) | m);
 }
+// float -> 16 bits. bfloat16 (8 exponent bits, as float's) rounds the float's bits with integer arithmetic, so the
+// launcher's float32 flush-to-zero (MXCSR DAZ) cannot touch it: a float32 subnormal rounds to a bfloat16 subnormal
+// as on the GPU. float16 goes through double (a float32 subnormal is far below float16's range either way).
+inline unsigned short float_to_small(float v, int mbits, int bias) {
+  if (mbits != 7) return round_to_small<double>(v, mbits, bias);
+  unsigned int b;
+  std::memcpy(&b, &v, 4);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
+  return static_cast<unsigned short>((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
 inline float small_to_float(unsigned short h, int mbits, int bias) {
+  if (mbits == 7) {  // bfloat16: the upper half of a float, exactly (no arithmetic: nothing flushes it)
+    const unsigned int bits = static_cast<unsigned int>(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
   const unsigned sign = (h & 0x8000u) ? 1u : 0u;
   const unsigned e = (h & 0x7fffu) >> mbits, m = h & ((1u << mbits) - 1);
   const unsigned emax = (1u << (15 - mbits)) - 1;
@@ -54,7 +70,7 @@ inline float small_to_float(unsigned short h, int mbits, int bias) {
     unsigned short __x;                                                                                               \
     T() = default;                                                                                                    \
     constexpr T(const RAW &r) : __x(r.x) {}                                                                           \
-    T(float v) : __x(::gpuops_emu::round_to_small<double>(v, MB, BIAS)) {}                                            \
+    T(float v) : __x(::gpuops_emu::float_to_small(v, MB, BIAS)) {}                                                         \
     T(double v) : __x(::gpuops_emu::round_to_small<double>(v, MB, BIAS)) {}                                           \
     T(int v) : T(static_cast<double>(v)) {}                                                                           \
     T(unsigned int v) : T(static_cast<double>(v)) {}                                                                  \
