@@ -234,8 +234,9 @@ def xp(backend: str):  # type: ignore[no-untyped-def]
 # worker was about to run as "crashed"; that report becomes a skip naming the poisoned test, and the test runs again
 # on the fresh worker. Without xdist the session stops after the poisoning test (as with -x), naming it.
 #
-# Active only where a check exists for the backend the gpu tests run on (``GPU``): real CUDA today. Elsewhere (CI,
-# no GPU) no hook does more than one comparison. The hooks use `specname` so that their names cannot collide with
+# Active where a check exists for the backend the gpu tests run on (``GPU``): real CUDA, and the CUDA emulator, whose
+# device faults as a GPU does (gpuops.emulator.faults); its fault is reported against the test and then cleared.
+# The hooks use `specname` so that their names cannot collide with
 # hooks defined elsewhere in this file.
 
 
@@ -255,9 +256,17 @@ def _cuda_fault() -> tuple[str, bool] | None:
         return error, True
 
 
-# backend the gpu tests run on -> check. The CUDA emulator's sticky-fault model plugs in here:
-# ``"emulator": <a function returning (error naming the first fault, True) once the emulated device refuses work>``.
-_DEVICE_FAULT_CHECKS = {"cupy": _cuda_fault}
+def _emulator_fault() -> tuple[str, bool] | None:
+    """The emulated device's sticky fault (``gpuops.emulator.faults``): reported against the test that caused it,
+    then cleared (``faults.reset``, the emulator's new process), so that it cannot cascade into later tests."""
+    from gpuops.emulator import faults
+
+    first = faults.reset()
+    return None if first is None else (first, False)
+
+
+# backend the gpu tests run on -> check.
+_DEVICE_FAULT_CHECKS = {"cupy": _cuda_fault, "emulator": _emulator_fault}
 _FAULT_CHECK = _DEVICE_FAULT_CHECKS.get(GPU) if GPU != "cupy" or cuda_unusable_reason() is None else None
 _FAULT_STATE: dict[str, str] = {}  # "poisoned_by": nodeid, "error": message, once the device is poisoned
 
@@ -288,6 +297,9 @@ def pytest_runtest_makereport_device_fault(item: pytest.Item, call: pytest.CallI
         detail = f"a {GPU} fault is sticky: every later call in this process would fail; {after}"
         if not worker:
             item.session.shouldstop = f"device context poisoned by {item.nodeid}: {error}"
+    elif GPU == "emulator":
+        head = f"the emulated device faulted in this test ({call.when}): {error}"
+        detail = "sticky, as on a GPU; the emulated device was reset for the tests after it (a new process on a GPU)"
     else:
         head = f"device error after this test ({call.when}): {error}"
         detail = "not sticky: the device went on working"
