@@ -8,6 +8,9 @@
   float64 references of tests/reference_activation.py: the largest error in ulps of the float32
   result (subnormal results in units of the smallest subnormal) must stay within the stated
   bound. Each test prints its maximum (``pytest -s``) and records it as a property.
+
+On CuPy and the CUDA emulator float32 math flushes subnormal inputs and results to zeros (README, "Subnormals, per
+backend"): there a result whose reference rounds to a float32 subnormal is held to the flushed reference, a zero.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import assert_expected, buffer_for, read_tensor, to_backend, to_host
+from helpers import assert_expected, buffer_for, flush_subnormals, flushes_subnormals, read_tensor, to_backend, to_host
 from reference_activation import PARAMS, REFERENCES, TOLERANCE
 from test_nary_generated import param_values
+from test_umath_validation import flushed_errors
 
 import gpuops
 from descriptors import DataType, TensorDesc, desc_class, row_of
@@ -94,6 +98,8 @@ def test_tanh_against_numpy_validation_table(device: gpuops.Device, xp: Any, rec
     assert x.size > 500
     got = run_f32(device, xp, "ACTIVATION_TANH", x, {})
     nulp = float_ulps(got, want)
+    if flushes_subnormals(device):  # CuPy and the emulator: subnormal inputs and results are zeros (tanh(+-0) = +-0)
+        nulp = flushed_errors("tanh", x, got, want, device)
     worst = int(nulp.max())
     i = int(nulp.argmax())
     print(f"ACTIVATION_TANH vs umath-validation-set-tanh.csv ({x.size} float32 rows): max {worst} ulp at x={x[i]!r}")
@@ -109,14 +115,35 @@ GRID_CASES = [
 ]
 
 
+# Where the emulator does not compute what the GPU computes: it compiles without FMA contraction
+# (gpuops/emulator/build.py: -ffp-contract=off), NVRTC contracts by default (these kernels are compiled without
+# --fmad=false). SOFTPLUS folds the product's rounding error back as r + dz * sigmoid(z): one fmaf on the GPU, whose
+# product is never flushed; on the emulator dz * sigmoid(z) rounds to a float32 subnormal and is flushed first, so
+# results near 1e-37..1e-32 lose up to 64 ulps where steepness (beta) times x is inexact (x = -27.592, steepness 3:
+# the emulator gives 3.7472983e-37, the H200 3.7473127e-37, float64 3.7473128e-37). On an H200 (2026-11-27, these
+# references) the three cases measured 2.90, 3.07 and 2.86 ulps, within the stated 6.5. Strict: an emulator that
+# contracts as NVRTC does makes these pass, and then this list must go.
+EMULATOR_UNCONTRACTED = {("ACTIVATION_SOFTPLUS", 1), ("ACTIVATION_SOFTPLUS", 3), ("ACTIVATION_PARAMETRIC_SOFTPLUS", 1)}
+
+
 @pytest.mark.parametrize(("name", "index"), GRID_CASES)
 def test_dense_grid_within_stated_bound(
-    name: str, index: int, device: gpuops.Device, xp: Any, record_property: Any
+    name: str, index: int, device: gpuops.Device, xp: Any, record_property: Any, request: pytest.FixtureRequest
 ) -> None:
+    if device.backend == "emulator" and (name, index) in EMULATOR_UNCONTRACTED:
+        reason = "the emulator flushes the product NVRTC contracts into an fmaf (EMULATOR_UNCONTRACTED)"
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     params = PARAMS.get(name, [{}])[index]
     got = run_f32(device, xp, name, GRID, params)
     ref = REFERENCES[name]([GRID], np.dtype(np.float32), param_values(row_of(name), params), None).values
     err = ulp_error(got, ref)
+    if flushes_subnormals(device):
+        # CuPy's -ftz=true (README, "Subnormals, per backend"): a result that rounds to a float32 subnormal is
+        # flushed to a zero (its sign follows the kernel's intermediate flushes), so there the flushed reference, a
+        # zero, is what the GPU gives. The grid holds no subnormal input. Normal results are measured as above.
+        ref32 = ref.astype(np.float32)
+        flushed = flush_subnormals(ref32).view(np.uint32) != ref32.view(np.uint32)
+        err[flushed & (got == 0)] = 0.0
     worst = float(err.max())
     i = int(err.argmax())
     bound = TOLERANCE[name][0]
