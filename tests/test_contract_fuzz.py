@@ -1165,11 +1165,12 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
     """The output against the project's reference for the row, within its stated tolerance.
 
     ``flush``: the backend flushes float32 subnormals (CuPy's ``-ftz=true``, and the emulator; README, "Subnormals,
-    per backend"). Where an input holds float32/bfloat16 subnormals, the output may then be the reference of the
-    inputs as they are (an op that only moves data keeps them: copies, selects) or the reference of the flushed
-    inputs, with flushed float32 results (arithmetic: tests/test_nary_generated.py holds each op to its own rule).
+    per backend"). Where an input or a float parameter holds float32/bfloat16 subnormals, the output may then be the
+    reference of the inputs as they are (an op that only moves data keeps them: copies, selects, raw-bit ops) or the
+    reference of the flushed inputs and parameters, with flushed float32 results (arithmetic:
+    tests/test_nary_generated.py holds each op to its own rule).
     """
-    if not flush or not any(x is not None and flush_subnormals(x) is not x for x in logical_in):
+    if not flush:
         _check_values(desc, logical_in, got)
         return
     try:
@@ -1193,6 +1194,14 @@ def _flushed_exact(expected: Any, got: np.ndarray) -> tuple[Any, np.ndarray]:
     return dataclasses.replace(expected, values=np.where(free, got, flushed).astype(values.dtype)), got
 
 
+def _flushed_param(v: Any) -> Any:
+    """A float parameter (a descriptor's scalar field) as a flushing kernel reads it: a float32 subnormal is a zero
+    of its sign (THRESHOLD with min=1e-45 gives 0 on an H200)."""
+    if isinstance(v, (float, np.floating)) and 0 < abs(float(v)) < float(np.finfo(np.float32).tiny):
+        return type(v)(math.copysign(0.0, float(v)))
+    return v
+
+
 def _check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray, flush_out: bool = False) -> None:
     row: OpRow = desc.row
     out_role = row.output_fields[0].name
@@ -1212,6 +1221,8 @@ def _check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarra
         return
     sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
     sb_pair = (sb.scale, sb.bias) if sb is not None else None
+    if flush_out and sb_pair is not None:
+        sb_pair = (_flushed_param(sb_pair[0]), _flushed_param(sb_pair[1]))
     if row.family == "binary":
         a, b = logical_in
         fused = getattr(desc, row.fused_field.name) if row.fused_field is not None else None
@@ -1224,6 +1235,8 @@ def _check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarra
             return
         act = fused.row
         act_params = param_values(act, {f.name: getattr(fused, f.name) for f in act.param_fields})
+        if flush_out:
+            act_params = {k: _flushed_param(v) for k, v in act_params.items()}
         ct = _compute_type(out_dt)
         with np.errstate(all="ignore"):
             host64 = record(row.name).evaluate([a, b], np.dtype(np.float64), scale_bias=sb_pair).values
@@ -1249,6 +1262,8 @@ def _check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarra
         return
     given = {f.name: getattr(desc, f.name) for f in row.fields if f.is_param or f.kind is FieldKind.DATA_TYPE}
     params = param_values(row, given)
+    if flush_out:
+        params = {k: _flushed_param(v) for k, v in params.items()}
     with np.errstate(all="ignore"):
         expected = record(row.name).evaluate(logical_in, out_dt.numpy_dtype, params, sb_pair, shape=np.shape(got))
     if flush_out and expected.exact:

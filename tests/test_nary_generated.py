@@ -199,9 +199,10 @@ DATA_MOVEMENT = frozenset({"ELEMENT_WISE_IDENTITY", "ACTIVATION_IDENTITY"})
 
 
 def _flushes_inputs(name: str, out_dt: DataType) -> bool:
-    """Whether the GPU flushes this op's float32 subnormal inputs: not for data movement, nor for a CAST to
+    """Whether the GPU flushes this op's float32 subnormal inputs: not for data movement or the BIT_* operators
+    (popcount, and, ... of the raw bits: the H200 counts a bfloat16 subnormal's bits), nor for a CAST to
     bfloat16 or float32 (float -> bfloat16 rounds the bits, as tools/ftz_probe.py's to_bf16_bits shows)."""
-    if name in DATA_MOVEMENT:
+    if name in DATA_MOVEMENT or name.startswith("ELEMENT_WISE_BIT_"):  # BIT_*: integer ops on the raw bits
         return False
     return not (name == "CAST" and out_dt in (DataType.BFLOAT16, DataType.FLOAT32))
 
