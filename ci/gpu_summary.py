@@ -250,7 +250,7 @@ def _text(summary: dict[str, Any]) -> str:
                 lines.append(f"{'':>6}  ... {f['class_count'] - 25} more classes in summary.json")
         if f["slowest_files_s"]:
             slow = ", ".join(f"{k} {v:g} s" for k, v in list(f["slowest_files_s"].items())[:5])
-            lines.append(f"\nslowest test files (one worker each: --dist loadfile): {slow}")
+            lines.append(f"\nslowest test files (summed test time): {slow}")
     b = summary.get("bench")
     if b and "at_largest_n" in b:
         lines.append(f"\nbenchmark at the largest size (time ratio, > 1: gpuops slower); torch: {b['torch_peer']}")
