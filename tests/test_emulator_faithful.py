@@ -45,8 +45,10 @@ EMULATOR_ONLY = {
 
 
 def _surface(cls: type) -> set[str]:
-    """A class's attributes, without what every Python object has."""
-    return {n for n in dir(cls) if n not in dir(object) and n not in ("__dict__", "__weakref__", "__slots__")}
+    """A class's attributes, without what every Python object has (``__slotnames__`` is copyreg's cache, set on a
+    class with ``__slots__`` once an instance is pickled or copied: Dask's tests do)."""
+    plumbing = ("__dict__", "__weakref__", "__slots__", "__slotnames__")
+    return {n for n in dir(cls) if n not in dir(object) and n not in plumbing}
 
 
 @pytest.mark.parametrize(
