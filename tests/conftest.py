@@ -89,7 +89,8 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     items = [
         it
         for it in session.items
-        if "gpu" in it.keywords and not getattr(getattr(it, "obj", None), "is_hypothesis_test", False)
+        if "gpu" in it.keywords
+        and not any(getattr(getattr(it, "obj", None), a, False) for a in ("is_hypothesis_test", "hypothesis_inside"))
     ]
     if not items:
         return
