@@ -166,35 +166,23 @@ inline float ftz(float v) {
   }
   return v;
 }
-// The GPU's fmaxf/fminf order -0 below +0 and return the other operand where one is NaN.
-inline float fmax_ftz(float a, float b) {
-  a = ftz(a);
-  b = ftz(b);
+// The GPU's fmax/fmin (float and double): -0 orders below +0, and where one operand is NaN the other comes out.
+template <class T>
+inline T gpu_fmax(T a, T b) {
   if (a != a) return b;
   if (b != b) return a;
   if (a == b) return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
-inline float fmin_ftz(float a, float b) {
-  a = ftz(a);
-  b = ftz(b);
+template <class T>
+inline T gpu_fmin(T a, T b) {
   if (a != a) return b;
   if (b != b) return a;
   if (a == b) return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
-inline double fmax_d(double a, double b) {
-  if (a != a) return b;
-  if (b != b) return a;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-inline double fmin_d(double a, double b) {
-  if (a != a) return b;
-  if (b != b) return a;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
+inline float fmax_ftz(float a, float b) { return gpu_fmax(ftz(a), ftz(b)); }
+inline float fmin_ftz(float a, float b) { return gpu_fmin(ftz(a), ftz(b)); }
 }  // namespace gpuops_emu
 
 // float-only C names (tanhf, ...): a flushing version each, gpuops_ftz_<name>; the macros at the end of this file
@@ -338,8 +326,8 @@ GPUOPS_MINMAX(unsigned long long)
 #undef GPUOPS_MINMAX
 inline float min(float a, float b) { return ::gpuops_emu::fmin_ftz(a, b); }
 inline float max(float a, float b) { return ::gpuops_emu::fmax_ftz(a, b); }
-inline double min(double a, double b) { return ::gpuops_emu::fmin_d(a, b); }
-inline double max(double a, double b) { return ::gpuops_emu::fmax_d(a, b); }
+inline double min(double a, double b) { return ::gpuops_emu::gpu_fmin(a, b); }
+inline double max(double a, double b) { return ::gpuops_emu::gpu_fmax(a, b); }
 // Mixed argument types, as CUDA's math headers declare them: the wider / unsigned type wins.
 #define GPUOPS_MINMAX_MIXED(R, A, B)                                                      \
   inline R min(A a, B b) { return min(static_cast<R>(a), static_cast<R>(b)); }           \
