@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .common_numpy import negative
+from .common_numpy import negative, pow_float
 
 __all__ = [
     "CONSTANTS",
@@ -531,7 +531,7 @@ def mish(x: np.ndarray, *, out: np.ndarray) -> None:
 
 def pow_(x: np.ndarray, *, out: np.ndarray, alpha: np.float32, beta: np.float32) -> None:
     """alpha * x ** beta (IEEE pow: a negative x with a non-integral beta gives NaN)."""
-    np.power(x, _f(x, beta), out=out)
+    pow_float(x, _f(x, beta), out)
     np.multiply(out, _f(x, alpha), out=out)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .common_numpy import negative
+from .common_numpy import negative, pow_float
 
 __all__ = [
     "abs_grad", "bounded_relu_grad", "clip_grad", "clip_v2_grad", "elu_dst_grad", "elu_grad", "exp_dst_grad",
@@ -39,7 +39,8 @@ def _pow_m1(s: Array, b: Any) -> Array:
     e = b - one
     bb = e - b
     de = (b - (e - bb)) + (-one - bb)
-    p = np.power(s, e)
+    p = np.empty(np.broadcast(s, e).shape, np.result_type(s, e))
+    pow_float(s, e, p)
     if not abs(de) > 0:  # exact, or NaN for an infinite b
         return p
     fix = (p != 0) & ~np.isinf(p)

@@ -461,8 +461,8 @@ BINARY_ROWS: tuple[ElementwiseRow, ...] = (
         domain=_A,
         exprs=exprs(
             {"float": "gpuops_pow(x, y)", "int": "gpuops_ipow<T, U>(x, y)"},
-            {"float": np.power, "int": npi.int_pow},
-            ("float",),
+            {"float": npi.pow_float, "int": npi.int_pow},
+            (),
         ),
         tiers=(
             Tier(

@@ -22,6 +22,7 @@ __all__ = [
     "mean_float",
     "minimum_float",
     "negative",
+    "pow_float",
 ]
 
 
@@ -34,6 +35,20 @@ def negative(x: np.ndarray, out: np.ndarray, where: np.ndarray | bool = True) ->
         np.negative(x, out=out, where=where)
     else:
         np.copyto(out, np.negative(x), where=where)
+
+
+def pow_float(x: np.ndarray, y: np.ndarray | np.generic, out: np.ndarray) -> None:
+    """IEEE pow (C99 F.9.4.4), as CUDA's ``powf``/``pow``. NumPy's float32/float64 power takes ``x ** 0.5`` as
+    ``sqrt(x)`` wherever the exponent is a scalar or a broadcast (stride-0) array, which gives -0.0 at -0.0 and
+    NaN at -inf where pow gives +0.0 and +inf; those results are put right. ``out`` may alias ``x``."""
+    zero = neg_inf = None
+    if np.any(y == 0.5):
+        half = y == 0.5
+        zero, neg_inf = half & (x == 0), half & (x == -np.inf)
+    np.power(x, y, out=out)
+    if zero is not None and neg_inf is not None:
+        np.copyto(out, out.dtype.type(0), where=zero)
+        np.copyto(out, out.dtype.type(np.inf), where=neg_inf)
 
 
 def is_nan(x: np.ndarray, out: np.ndarray) -> None:

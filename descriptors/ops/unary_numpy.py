@@ -15,6 +15,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .common_numpy import pow_float
+
 __all__ = [
     "cast",
     "dequantize_linear",
@@ -309,13 +311,8 @@ def is_infinity(x: np.ndarray, *, out: np.ndarray, infinity_mode: object) -> Non
 
 
 def constant_pow(x: np.ndarray, *, out: np.ndarray, exponent: np.float32) -> None:
-    """C's pow(x, exponent), as CUDA's powf/pow: NumPy computes x ** 0.5 as sqrt(x), which gives
-    -0.0 at -0.0 and NaN at -inf where pow gives +0.0 and +inf (C99 F.9.4.4); those are patched."""
-    e = x.dtype.type(exponent)
-    np.power(x, e, out=out)
-    if e == 0.5:
-        np.copyto(out, np.inf, where=x == -np.inf)
-        np.copyto(out, 0.0, where=x == 0)
+    """C's pow(x, exponent), as CUDA's powf/pow (``common_numpy.pow_float``: not NumPy's sqrt for 0.5)."""
+    pow_float(x, x.dtype.type(exponent), out)
 
 
 def erf(x: np.ndarray, *, out: np.ndarray) -> None:

@@ -1285,11 +1285,18 @@ class NumpyBackend:
             return buffers  # the common case: nothing to convert
         if not isinstance(buffers, (list, tuple)):
             return buffers
-        return type(buffers)(_from_dlpack(b, "buffer") if _is_foreign(b) else b for b in buffers)
+        return type(buffers)(
+            _from_dlpack(b, f"the buffer at position {k}") if _is_foreign(b) else b for k, b in enumerate(buffers)
+        )
 
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as a NumPy array, without a copy for NumPy arrays and DLPack CPU tensors (torch, JAX); a GPU
-        or emulator array is refused (no silent device-to-host copy)."""
+        or emulator array is refused (no silent device-to-host copy), and so is a masked array (``np.asarray``
+        would drop its mask: a silent wrong answer; ``execute`` refuses it as a subclass)."""
+        if isinstance(x, np.ma.MaskedArray):
+            raise TypeError(
+                f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
+            )
         module = type(x).__module__
         gpu = module.split(".")[0] == "cupy" or module == "gpuops.emulator.memory"
         if gpu or hasattr(x, "__cuda_array_interface__"):

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from descriptors import DataType, GraphDesc, TensorDesc, desc_class
+from descriptors.exact import Exact
 from descriptors.graph import OperatorNode
 
 from ..graph_builder import GraphBuilder, Value
@@ -121,12 +122,20 @@ def _is_elementwise(desc: Any) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=256)
 def _graph(
     spec: _OperatorSpec | _GraphSpec, shapes: tuple[tuple[int, ...], ...], dtypes: tuple[DataType, ...]
 ) -> tuple[GraphDesc, tuple[TensorDesc, ...], bool]:
     """The graph of ``spec`` for inputs of these shapes and types, its output tensors (checked element-wise) and
-    whether ``build`` gave one bare Value (not a list)."""
+    whether ``build`` gave one bare Value (not a list). Cached by the spec's exact bits (``descriptors.exact``:
+    an operator's ``alpha=-0.0`` is not ``alpha=0.0``)."""
+    return _graph_exact(Exact(spec), shapes, dtypes)
+
+
+@functools.lru_cache(maxsize=256)
+def _graph_exact(
+    exact: Exact[_OperatorSpec | _GraphSpec], shapes: tuple[tuple[int, ...], ...], dtypes: tuple[DataType, ...]
+) -> tuple[GraphDesc, tuple[TensorDesc, ...], bool]:
+    spec = exact.value
     what = spec.what if isinstance(spec, _GraphSpec) else f"gpuops.dask.map_operator({spec.name})"
     b = GraphBuilder()
     xs = [b.input(TensorDesc(dt, shape)) for dt, shape in zip(dtypes, shapes, strict=True)]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from descriptors import GraphDesc
+from descriptors.exact import Exact
 
 from ..device import CompiledOperator, Device
 
@@ -48,9 +49,15 @@ def device(backend: str) -> Device:
     return Device(backend)
 
 
-@functools.lru_cache(maxsize=1024)
 def compiled(backend: str, what: Any) -> CompiledOperator:
-    """Compiled once per process, backend and descriptor (an operator's, or a GraphDesc), then shared."""
+    """Compiled once per process, backend and descriptor (an operator's, or a GraphDesc), then shared; cached by
+    the descriptor's exact bits (``descriptors.exact``: ``-0.0`` is not ``+0.0``, ``True`` is not ``1``)."""
+    return _compiled_exact(backend, Exact(what))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled_exact(backend: str, exact: Exact[Any]) -> CompiledOperator:
+    what = exact.value
     dev = device(backend)
     if isinstance(what, GraphDesc):
         return dev.compile_graph(what)

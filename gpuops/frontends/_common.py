@@ -20,6 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
+from descriptors.exact import Exact
 
 from ..device import CompiledOperator, Device
 
@@ -62,13 +63,9 @@ class Arrays:
     def asarray(self, x: object, what: str) -> Any:
         """``x`` as an array of this backend, without copying where it already is one (``Backend.adopt``).
 
-        A masked array is refused: its mask would be dropped, a silent wrong answer. Arrays of another
-        machine are refused too (a GPU array on the NumPy backend, a host array on CuPy or the emulator, whose
+        A masked array is refused (its mask would be dropped, a silent wrong answer), and so are arrays of
+        another machine (a GPU array on the NumPy backend, a host array on CuPy or the emulator, whose
         front-ends are as strict as CuPy's so that code passing NumPy arrays to a GPU device fails in CI)."""
-        if isinstance(x, np.ma.MaskedArray):
-            raise TypeError(
-                f"{what} is a masked array; gpuops would ignore its mask. Pass x.filled(value) or np.asarray(x)"
-            )
         return self.device.backend_impl.adopt(x, what)
 
 
@@ -114,9 +111,14 @@ def empty(xp: Any, shape: Sequence[int], dt: DataType) -> Any:
 
 
 @functools.lru_cache(maxsize=1024)
+def _compiled_exact(device: Device, desc: Exact[OperatorDesc]) -> CompiledOperator:
+    return device.compile_operator(device.create_operator(desc.value))
+
+
 def compiled(device: Device, desc: OperatorDesc) -> CompiledOperator:
-    """The compiled operator of ``desc`` on ``device`` (descriptors are frozen, so hashable)."""
-    return device.compile_operator(device.create_operator(desc))
+    """The compiled operator of ``desc`` on ``device``, cached by the descriptor's exact bits
+    (``descriptors.exact``: ``-0.0`` is not ``+0.0``, ``True`` is not ``1``)."""
+    return _compiled_exact(device, Exact(desc))
 
 
 def _sized(xp: Any, buf: Any, need_bytes: int | None) -> Any:
