@@ -17,7 +17,10 @@ import logging
 from descriptors import *  # noqa: F403 - every public name of descriptors: from gpuops import TensorDesc
 from descriptors import DescriptorError
 
-from . import config  # reads and validates GPUOPS_* once: a bad value is a ConfigError here
+from . import (
+    config,  # reads and validates GPUOPS_* once: a bad value is a ConfigError here
+    webnn,  # WebNN's vocabulary: MLGraphBuilder over GraphBuilder
+)
 from .convenience import run
 from .device import BACKEND_FEATURE_LEVEL, CompiledOperator, Device, Operator
 from .errors import BindingError, ConfigError, UnsupportedError
@@ -41,6 +44,7 @@ __all__ = [
     "build_count",
     "config",
     "run",
+    "webnn",
 ]
 # Every public name of descriptors is importable from gpuops too (``from gpuops import TensorDesc``); they
 # stay out of __all__ so the API reference documents each once, on the descriptors page.
