@@ -21,6 +21,7 @@ field:
   input feeds agree on data type, sizes and the ``OWNED_BY_DML`` flag, and so do a graph output
   and the node output that writes it when two edges share a graph output (refused above);
 - a constant node's bytes fill exactly the ``total_tensor_size_in_bytes`` of every input it feeds.
+- a typed constant node (``ConstantNode.data_type``: an array's dtype) feeds only tensors of that data type.
 
 A graph input that feeds no node is allowed (DirectML's docs do not forbid it): it is bound and
 not read. What depends on a feature level (graphs need FL 2_1, constant nodes FL 6_2, and each
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .descs import OperatorDesc
-from .enums import FeatureLevel, TensorFlags
+from .enums import DataType, FeatureLevel, TensorFlags
 from .errors import DescriptorError, count
 from .tensor import TensorDesc
 from .validate import validate
@@ -66,6 +67,17 @@ def _index(value: object, where: str) -> int:
         shown = repr(v) if v.bit_length() < 64 else f"an integer of {v.bit_length()} bits"
         raise DescriptorError(f"{where}: {shown} is not a UINT (0 to 2^32 - 1)", where.removeprefix("GraphDesc."))
     return v
+
+
+def _what_bytes(dtype: np.dtype) -> str:
+    """What the bytes of an array of a dtype no DataType has are, for ConstantNode's message."""
+    if dtype.kind == "O":
+        return "the addresses of Python objects"
+    if dtype.fields is not None:
+        return "records of several fields"
+    return {"U": "UTF-32 text", "S": "byte strings", "V": "raw void records", "c": "complex pairs"}.get(
+        dtype.kind, "values of no DataType"
+    )
 
 
 def _name(value: object, where: str) -> str:
@@ -99,23 +111,52 @@ class OperatorNode:
 class ConstantNode:
     """``DML_CONSTANT_DATA_GRAPH_NODE_DESC`` (FL 6_2): bytes with one output, read by each input it
     feeds through that input's ``TensorDesc``. ``data``: ``bytes``-like or a NumPy array (its bytes
-    in C order), copied."""
+    in C order, native byte order), copied.
+
+    ``data_type``: what the bytes hold. An array's is its dtype's (an array of a dtype no ``DataType``
+    has, such as object, str, void or a structured dtype, is refused: its bytes are no tensor's
+    elements); for raw bytes it is None (untyped, as DirectML's struct) unless given (``DataType.parse``
+    reads it: ``DataType.INT32``, ``"int32"``, ``np.int32``). A typed constant
+    may feed only tensors of its data type (``GraphDesc`` checks it); ``DescriptorError`` otherwise."""
 
     data: bytes
     name: str = ""
+    data_type: DataType | None = dataclasses.field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        _name(self.name, "ConstantNode.name")
         data = self.data
+        label = f"ConstantNode {self.name!r}" if self.name else "ConstantNode"
+        given = None if self.data_type is None else DataType.parse(self.data_type, f"{label}.data_type")
+        object.__setattr__(self, "data_type", given)
         if isinstance(data, np.ndarray):
-            data = np.ascontiguousarray(data).tobytes()
+            dtype = data.dtype
+            if dtype.kind in "biuf" and not dtype.isnative:  # a big-endian array: its values, in native order
+                dtype = dtype.newbyteorder("=")
+            try:
+                held = DataType.from_numpy(dtype)
+            except TypeError:
+                raise DescriptorError(
+                    f"{label}.data: a NumPy array of dtype {data.dtype} holds no tensor elements (its bytes would "
+                    f"be {_what_bytes(data.dtype)}); allowed: the dtypes of the DataTypes "
+                    f"({', '.join(str(d.numpy_dtype) for d in DataType)})",
+                    "data",
+                ) from None
+            if given is not None and given is not held:
+                raise DescriptorError(
+                    f"{label}.data: a NumPy array of dtype {data.dtype} ({held.name}) given with "
+                    f"data_type={given.name}; they must agree (convert the array: array.astype(...))",
+                    "data_type",
+                )
+            object.__setattr__(self, "data_type", held)
+            data = np.ascontiguousarray(data, dtype=dtype).tobytes()
         elif isinstance(data, bytes | bytearray | memoryview):
             data = bytes(data)
         else:
-            raise TypeError(f"ConstantNode.data: expected bytes or a NumPy array (got {type(data).__name__})")
+            raise TypeError(f"{label}.data: expected bytes or a NumPy array (got {type(data).__name__})")
         if not data:
-            raise DescriptorError("ConstantNode.data: DataSize is 0; a constant node holds at least one byte", "data")
+            raise DescriptorError(f"{label}.data: DataSize is 0; a constant node holds at least one byte", "data")
         object.__setattr__(self, "data", data)
-        _name(self.name, "ConstantNode.name")
 
     @property
     def inputs(self) -> tuple[TensorDesc | None, ...]:
@@ -380,6 +421,13 @@ class GraphDesc:
                     )
             if isinstance(node, ConstantNode):
                 for tensor in readers[(i, 0)]:
+                    if node.data_type is not None and tensor.data_type is not node.data_type:
+                        raise DescriptorError(
+                            f"GraphDesc: {_node_label(nodes, i)} holds {node.data_type.name} data (NumPy dtype "
+                            f"{node.data_type.numpy_dtype}) but feeds a tensor of data type {tensor.data_type.name}; "
+                            "a typed constant feeds only tensors of its data type",
+                            f"nodes[{i}].data_type",
+                        )
                     if tensor.total_tensor_size_in_bytes != len(node.data):
                         raise DescriptorError(
                             f"GraphDesc: {_node_label(nodes, i)} holds {count(len(node.data), 'byte')} but feeds a "

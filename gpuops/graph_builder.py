@@ -18,13 +18,18 @@ One method per operator of the op table, named after it without its family prefi
 ``reduce``, ``clip``; ``activation_identity`` where an element-wise operator has the short name, ``if_``
 for ``ELEMENT_WISE_IF``): tensor inputs positionally in the descriptor's order, every other field of the
 descriptor by keyword (``b.clip(x, min=0.0, max=6.0)``, ``b.reduce(x, function=ReduceFunction.SUM,
-axes=(1,))``). Python's ``+ - * /``, unary ``-`` and the comparisons build ``ADD``, ``SUBTRACT``,
-``MULTIPLY``, ``DIVIDE``, ``NEGATE`` and ``LOGICAL_*`` nodes; a Python number becomes a constant. An
-output's data type is the one the operator's tables allow for these inputs (the inputs' own where it
-may be, e.g. ``UINT8`` for comparisons of other types), or ``output_type=``; its sizes are the inputs'
-broadcast (element-wise) or the input's with the reduced axes set to 1. Graph inputs and constants
-broadcast by zero strides, as DirectML callers write them; an intermediate value has fixed sizes
-(DirectML's edges join tensors of equal sizes), so broadcasting one is an error naming it.
+axes=(1,))``; ``axes`` is a sequence of integers, as in the descriptor, never a bare int). Python's
+``+ - * /``, unary ``-`` and the comparisons build ``ADD``, ``SUBTRACT``, ``MULTIPLY``, ``DIVIDE``,
+``NEGATE`` and ``LOGICAL_*`` nodes; a Python number becomes a constant (``GraphBuilder`` states the
+rule). An output's data type is the one the operator's tables allow for these inputs (the inputs' own
+where it may be, e.g. ``UINT8`` for comparisons of other types), or ``output_type=``; its sizes are the
+inputs' broadcast (element-wise) or the input's with the reduced axes set to 1. An operator without
+tensor inputs (``fill_value_constant``, ``fill_value_sequence``) takes its output's sizes as
+``output_sizes=`` and its data type as ``output_type=`` or its ``value_data_type=``. Graph inputs and
+constants broadcast by zero strides, as DirectML callers write them; an intermediate value has fixed sizes
+(DirectML's edges join tensors of equal sizes), so broadcasting one is an error naming it. Each node is
+checked (``descriptors.validate`` at the builder's feature level) when its method is called, so a bad
+field fails there, naming the method.
 
 ``build(outputs)`` gives the ``GraphDesc`` (inspect it, keep it); ``compile(outputs, device)`` compiles it.
 """
@@ -33,20 +38,23 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+import math
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
-from descriptors import DataType, FeatureLevel, GraphDesc, TensorDesc, desc_class, dtype_combinations
+from descriptors import DataType, DescriptorError, FeatureLevel, GraphDesc, TensorDesc, desc_class, dtype_combinations
 from descriptors.graph import ConstantNode, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
 from descriptors.names import short_names
 from descriptors.optable import row_of
 from descriptors.schema import FieldKind, OpRow
+from descriptors.validate import validate
 
 from .errors import count
 
-__all__ = ["OPERATORS", "GraphBuilder", "Value"]
+__all__ = ["OPERATORS", "ConstantConversionError", "GraphBuilder", "Value"]
 
 
 def _method_names() -> dict[str, OpRow]:
@@ -55,6 +63,176 @@ def _method_names() -> dict[str, OpRow]:
 
 
 OPERATORS: dict[str, OpRow] = _method_names()
+_METHOD: dict[str, str] = {row.name: method for method, row in OPERATORS.items()}  # "ELEMENT_WISE_ADD" -> "add"
+
+
+class ConstantConversionError(DescriptorError):
+    """A number (or a constant's data) that does not convert exactly to the data type it must take
+    (``GraphBuilder`` states the rule). A ``DescriptorError``, so a ``ValueError``; ``field`` names the
+    operand (``"b_tensor"``) or ``"data"``."""
+
+
+# -- numbers into data types ---------------------------------------------------------------------------
+
+
+def _allowed(dt: DataType) -> str:
+    """What a number operand of data type ``dt`` may be, for messages."""
+    if dt is DataType.BOOL:
+        return "BOOL takes 0 or 1 (False or True)"
+    if dt.is_float:
+        big = float(ml_dtypes.finfo(dt.numpy_dtype).max)
+        return (
+            f"{dt.name} takes any number, rounded to nearest (even), NaN and ±inf as they are; a finite number "
+            f"that would round to ±inf is refused (the largest finite {dt.name} is {big:.8g})"
+        )
+    info = np.iinfo(dt.numpy_dtype)
+    return f"{dt.name} takes integers (or floats with an integral value) in [{info.min}, {info.max}]"
+
+
+def _odd64(v: int) -> float:
+    """``v`` as a float64 rounded to odd (an exact one unchanged; OverflowError beyond float64), so that one more
+    round-to-nearest to a float of at most 51 bits of precision rounds ``v`` correctly (no double rounding)."""
+    d = float(v)
+    if int(d) == v:
+        return d
+    other = math.nextafter(d, math.inf if int(d) < v else -math.inf)
+    return d if int(np.array(d).view(np.int64)) & 1 else other
+
+
+def _float32_odd(d: np.ndarray) -> np.ndarray:
+    """float64 ``d`` rounded to odd in float32 (inexact results get an odd last bit), for one correct rounding on
+    to bfloat16 (ml_dtypes converts float64 through float32, rounding twice)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = d.astype(np.float32).reshape(-1)
+    flat = d.reshape(-1)
+    fix = np.isfinite(f) & (f.astype(np.float64) != flat) & ((f.view(np.uint32) & 1) == 0)
+    if fix.any():
+        toward = np.where(flat[fix] > f[fix], np.float32(np.inf), np.float32(-np.inf)).astype(np.float32)
+        f[fix] = np.nextafter(f[fix], toward)
+    return f.reshape(d.shape)
+
+
+def _round_float(d: np.ndarray, dt: DataType) -> np.ndarray:
+    """float64 ``d`` rounded to nearest (even) in the float type ``dt``, once; overflow gives ±inf (checked by
+    the caller)."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if dt is DataType.BFLOAT16:
+            return _float32_odd(d).astype(dt.numpy_dtype)
+        return d.astype(dt.numpy_dtype)
+
+
+def _is_number(x: object) -> bool:
+    """A Python bool, int or float, or a NumPy scalar of a dtype some DataType has (ml_dtypes' bfloat16 too)."""
+    if isinstance(x, bool | int | float):
+        return True
+    if isinstance(x, np.generic):
+        try:
+            DataType.from_numpy(x.dtype)
+        except TypeError:
+            return False
+        return True
+    return False
+
+
+def _number_as(value: object, dt: DataType) -> tuple[np.ndarray | None, str]:
+    """``value`` (``_is_number``) as a one-element array of ``dt`` when it converts exactly (the rule of
+    ``GraphBuilder``), else None and why not."""
+    # float(): exact for every float DataType
+    v: int | float = int(value) if isinstance(value, bool | np.bool_ | int | np.integer) else float(value)  # type: ignore[arg-type]
+    if dt is DataType.BOOL:
+        if v == 0 or v == 1:
+            return np.array([v == 1], np.bool_), ""
+        return None, "it is neither 0 nor 1"
+    if not dt.is_float:
+        if isinstance(v, float):
+            if not math.isfinite(v) or not v.is_integer():
+                return None, "it is not an integer"
+            v = int(v)
+        info = np.iinfo(dt.numpy_dtype)
+        if not info.min <= v <= info.max:
+            return None, f"it is outside {dt.name}'s range"
+        return np.array([v], dt.numpy_dtype), ""
+    try:
+        d = v if isinstance(v, float) else float(v) if dt is DataType.FLOAT64 else _odd64(v)
+    except OverflowError:
+        return None, "it is beyond even float64's range"
+    out = _round_float(np.array([d], np.float64), dt)
+    if math.isfinite(d) and not np.isfinite(out[0]):
+        return None, f"it would round to {'-' if d < 0 else ''}inf in {dt.name}"
+    return out, ""
+
+
+def _array_as(arr: np.ndarray, dt: DataType) -> tuple[np.ndarray | None, str]:
+    """A numeric array as ``dt`` when every element converts exactly (the rule of ``GraphBuilder``), else None and
+    the first element that does not, and why."""
+    src = DataType.from_numpy(arr.dtype)
+    if src is dt:
+        return arr, ""
+    flat = arr.reshape(-1)
+
+    def first(bad: np.ndarray, why: str) -> tuple[None, str]:
+        k = int(np.flatnonzero(bad)[0])
+        index = ", ".join(str(int(i)) for i in np.unravel_index(k, arr.shape))
+        where = f"element [{index}]" if arr.ndim else "the value"
+        return None, f"{where}, {flat[k].item()!r}, {why}"
+
+    if not dt.is_float:  # integers and BOOL: integral values in range, converted exactly
+        values = flat.astype(np.float64) if src.is_float else flat
+        if src.is_float:
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(values) | (values != np.trunc(values))
+            if bad.any():
+                return first(bad, "is not an integer")
+        lo, hi = (
+            (0, 1) if dt is DataType.BOOL else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
+        )
+        if src.is_float:  # lo and hi + 1 are powers of two (or 0, 2): exact in float64
+            bad = (values < lo) | (values >= hi + 1)
+        else:
+            bad = (values < lo) | (values > hi) if src is not DataType.BOOL else np.zeros(flat.shape, bool)
+        if bad.any():
+            return first(bad, f"is outside {dt.name}'s range")
+        return flat.astype(dt.numpy_dtype).reshape(arr.shape), ""
+    if src.is_float or src is DataType.BOOL:
+        d = flat.astype(np.float64)  # exact
+    elif dt is DataType.FLOAT64:
+        d = flat.astype(np.float64)  # one rounding to nearest
+    else:  # integers beyond 2^53 go through float64 rounded to odd, so the one rounding to dt is correct
+        d = flat.astype(np.float64)
+        for k in np.flatnonzero(np.abs(d) > 2.0**53):
+            d[k] = _odd64(int(flat[k]))
+    out = _round_float(d, dt)
+    bad = np.isfinite(d) & ~np.isfinite(out.astype(np.float64))
+    if bad.any():
+        return first(bad, f"overflows {dt.name} (it would round to ±inf)")
+    return out.reshape(arr.shape), ""
+
+
+def _axes(where: str, name: str, value: object) -> tuple[int, ...]:
+    """An AXES field: a sequence of integers (a bare int, a float or a bool axis is refused)."""
+    ok = isinstance(value, Sequence | np.ndarray) and not isinstance(value, str | bytes)
+    items = list(np.asarray(value).reshape(-1)) if isinstance(value, np.ndarray) else list(value) if ok else []  # type: ignore[call-overload]
+    if (
+        not ok
+        or (isinstance(value, np.ndarray) and value.ndim != 1)
+        or not all(isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_) for a in items)
+    ):
+        raise TypeError(f"{where}: {name} must be a sequence of integers, e.g. (1,) (got {value!r})")
+    return tuple(int(a) for a in items)
+
+
+def _sizes(where: str, value: object) -> tuple[int, ...]:
+    """``output_sizes=``: a sequence of positive integers."""
+    if (
+        not isinstance(value, Sequence)
+        or isinstance(value, str | bytes)
+        or not value
+        or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s > 0 for s in value)
+    ):
+        raise TypeError(
+            f"{where}: output_sizes must be a non-empty sequence of positive integers, e.g. (2, 3) (got {value!r})"
+        )
+    return tuple(int(s) for s in value)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -75,51 +253,55 @@ class Value:
     def data_type(self) -> DataType:
         return self.tensor.data_type
 
-    def _binary(self, name: str, other: object, swap: bool = False) -> Value:
-        a, b = self, self.builder._value(other, like=self)
-        return self.builder.op(name, *((b, a) if swap else (a, b)))
+    def _binary(self, name: str, symbol: str, other: object, swap: bool = False) -> Value:
+        builder = self.builder
+        method = f"GraphBuilder.{_METHOD[name]}"
+        expr = f"{other!r} {symbol} {self!r}" if swap else f"{self!r} {symbol} {other!r}"
+        roles = [f.name for f in row_of(name).input_fields]
+        b = builder._operand(f"{method} ({expr})", roles[0] if swap else roles[1], other, like=self)
+        return builder.op(name, *((b, self) if swap else (self, b)))
 
     def __add__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_ADD", other)
+        return self._binary("ELEMENT_WISE_ADD", "+", other)
 
     def __radd__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_ADD", other, swap=True)
+        return self._binary("ELEMENT_WISE_ADD", "+", other, swap=True)
 
     def __sub__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_SUBTRACT", other)
+        return self._binary("ELEMENT_WISE_SUBTRACT", "-", other)
 
     def __rsub__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_SUBTRACT", other, swap=True)
+        return self._binary("ELEMENT_WISE_SUBTRACT", "-", other, swap=True)
 
     def __mul__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_MULTIPLY", other)
+        return self._binary("ELEMENT_WISE_MULTIPLY", "*", other)
 
     def __rmul__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_MULTIPLY", other, swap=True)
+        return self._binary("ELEMENT_WISE_MULTIPLY", "*", other, swap=True)
 
     def __truediv__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_DIVIDE", other)
+        return self._binary("ELEMENT_WISE_DIVIDE", "/", other)
 
     def __rtruediv__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_DIVIDE", other, swap=True)
+        return self._binary("ELEMENT_WISE_DIVIDE", "/", other, swap=True)
 
     def __neg__(self) -> Value:
         return self.builder.op("ELEMENT_WISE_NEGATE", self)
 
     def __lt__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_LOGICAL_LESS_THAN", other)
+        return self._binary("ELEMENT_WISE_LOGICAL_LESS_THAN", "<", other)
 
     def __le__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", other)
+        return self._binary("ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", "<=", other)
 
     def __gt__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_LOGICAL_GREATER_THAN", other)
+        return self._binary("ELEMENT_WISE_LOGICAL_GREATER_THAN", ">", other)
 
     def __ge__(self, other: object) -> Value:
-        return self._binary("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", other)
+        return self._binary("ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", ">=", other)
 
     def __eq__(self, other: object) -> Value:  # type: ignore[override]
-        return self._binary("ELEMENT_WISE_LOGICAL_EQUALS", other)
+        return self._binary("ELEMENT_WISE_LOGICAL_EQUALS", "==", other)
 
     __hash__ = object.__hash__
 
@@ -132,10 +314,25 @@ class Value:
 
 class GraphBuilder:
     """Builds a ``GraphDesc`` from expressions (module docstring). ``feature_level``: the level whose tables
-    pick output data types (default: every level gpuops implements)."""
+    pick output data types and check each node (default: every level gpuops implements).
+
+    A number operand (``x * 0.5``, ``1 - x``, ``x > 0``: a Python bool, int or float, or a NumPy scalar) becomes
+    a one-element constant of the other operand's data type, broadcast, only when it converts exactly; else
+    ``ConstantConversionError`` names the method, the operand, the number, the data type and what it takes.
+    Nothing is promoted: ``INT32 * 0.5`` is not ``INT32 * 0``, it is refused (cast the Value first).
+
+    - integer types: an integer, or a float with an integral value, in the type's range (``INT32 * 2.0`` is
+      ``* 2``; ``0.5``, NaN, ±inf and ``UINT8 + 300`` are refused; NumPy 2 raises ``OverflowError`` for the last);
+    - ``BOOL``: 0 or 1 (False or True);
+    - float types: any number, rounded to nearest (ties to even) once, as NumPy (NEP 50) and WebNN convert a weak
+      scalar (``FLOAT16 * 0.1`` multiplies by 0.0999755859375; a tiny number may round to ±0); NaN, ±inf and -0.0
+      keep their value and sign; a finite number that would round to ±inf is refused (``FLOAT16 * 1e6``);
+    - a bool is the integer 0 or 1.
+
+    ``constant(data, data_type)`` converts its data by the same rule, element by element."""
 
     def __init__(self, feature_level: FeatureLevel = FeatureLevel.FL_6_4) -> None:
-        self.feature_level = feature_level
+        self.feature_level = FeatureLevel.parse(feature_level, "GraphBuilder: feature_level")
         self._inputs: list[TensorDesc] = []
         self._constants: list[tuple[bytes, TensorDesc]] = []
         self._nodes: list[tuple[Any, tuple[Value | None, ...]]] = []  # (descriptor, input values)
@@ -149,11 +346,51 @@ class GraphBuilder:
         self._inputs.append(tensor)
         return Value(self, "input", len(self._inputs) - 1, tensor)
 
-    def constant(self, data: object, data_type: DataType | None = None) -> Value:
-        """A constant (``DML_GRAPH_NODE_TYPE_CONSTANT``, FL 6_2): an array, or a Python number (one element,
-        broadcast where it is used); ``data_type`` defaults to the array's."""
-        arr = np.asarray(data)
-        dt = data_type if data_type is not None else DataType.from_numpy(arr.dtype)
+    def constant(self, data: object, data_type: DataType | str | None = None) -> Value:
+        """A constant (``DML_GRAPH_NODE_TYPE_CONSTANT``, FL 6_2): an array, or a number (one element, broadcast
+        where it is used). ``data_type`` defaults to the array's (a Python int is INT64, a float FLOAT64); a
+        given one takes the data by the rule of ``GraphBuilder`` (exact conversions only, floats rounded to
+        nearest, overflow refused): ``ConstantConversionError`` names the first element that does not fit."""
+        where = "GraphBuilder.constant"
+        if isinstance(data, Value):
+            raise TypeError(f"{where}: data is already a Value ({data!r}); a constant holds an array or a number")
+        dt = None if data_type is None else DataType.parse(data_type, f"{where}: data_type")
+        shown = "" if dt is None else f"data_type={dt.name}"
+        if dt is None and isinstance(data, bool | int | float):  # NumPy's defaults, without its OverflowError
+            kind = bool if isinstance(data, bool) else float if isinstance(data, float) else int
+            dt = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT64}[kind]
+            shown = f"{dt.name} (a Python {kind.__name__}'s data type when no data_type= is given)"
+        if dt is not None and _is_number(data):
+            arr, why = _number_as(data, dt)
+            if arr is None:
+                raise ConstantConversionError(
+                    f"{where}: the number {data!r} does not convert exactly to {shown} ({why}); {_allowed(dt)}",
+                    "data",
+                )
+        else:
+            try:
+                arr = np.asarray(data)
+            except (OverflowError, ValueError, TypeError) as exc:
+                raise TypeError(f"{where}: data is not an array of numbers ({exc})") from None
+            if arr.dtype.kind in "biuf" and not arr.dtype.isnative:
+                arr = arr.astype(arr.dtype.newbyteorder("="))
+            try:
+                src = DataType.from_numpy(arr.dtype)
+            except TypeError:
+                raise TypeError(
+                    f"{where}: data of NumPy dtype {arr.dtype} holds no tensor elements; give numbers (an array "
+                    f"of one of: {', '.join(str(d.numpy_dtype) for d in DataType)})"
+                ) from None
+            if dt is None:
+                dt = src
+            converted, why = _array_as(arr, dt)
+            if converted is None:
+                raise ConstantConversionError(
+                    f"{where}: data of dtype {arr.dtype} does not convert exactly to data_type={dt.name}: {why}; "
+                    f"{_allowed(dt)}",
+                    "data",
+                )
+            arr = converted
         arr = np.ascontiguousarray(arr, dtype=dt.numpy_dtype)
         tensor = TensorDesc(dt, arr.shape or (1,))
         need = tensor.total_tensor_size_in_bytes or 0
@@ -161,14 +398,29 @@ class GraphBuilder:
         self._constants.append((raw, tensor))
         return Value(self, "constant", len(self._constants) - 1, tensor)
 
-    def _value(self, x: object, like: Value) -> Value:
+    def _operand(self, where: str, role: str, x: object, like: Value) -> Value:
+        """Operand ``role`` of an operator overload: a Value of this builder, or a number made a constant of
+        ``like``'s data type by the rule of ``GraphBuilder``."""
         if isinstance(x, Value):
             if x.builder is not self:
-                raise ValueError("GraphBuilder: a Value of another builder was used")
+                raise ValueError(f"{where}: {role} is a Value of another GraphBuilder")
             return x
-        if isinstance(x, (bool, int, float, np.number)):
-            return self.constant(np.asarray(x, dtype=like.data_type.numpy_dtype))
-        raise TypeError(f"GraphBuilder: expected a Value or a number (got {type(x).__name__})")
+        if not _is_number(x):
+            raise TypeError(
+                f"{where}: {role} must be a Value or a number (got {type(x).__name__}); "
+                "an array operand is b.constant(array) or b.input(TensorDesc(...))"
+            )
+        dt = like.data_type
+        arr, why = _number_as(x, dt)
+        if arr is None:
+            raise ConstantConversionError(
+                f"{where}: {role}, the number {x!r}, does not convert exactly to the other operand's data type "
+                f"{dt.name} ({why}). A number operand becomes a constant of the other operand's data type only "
+                f"when it converts exactly: {_allowed(dt)}. For arithmetic in another type, cast the Value first "
+                f"(b.cast(x, output_type=DataType.FLOAT32)) or make the constant with b.constant",
+                role,
+            )
+        return self.constant(arr)
 
     # -- operators ---------------------------------------------------------------------------------
 
@@ -182,40 +434,101 @@ class GraphBuilder:
         return sorted({*super().__dir__(), *OPERATORS})
 
     def op(
-        self, operator_type: str, *inputs: Value | None, output_type: DataType | None = None, **fields: Any
+        self,
+        operator_type: str,
+        *inputs: Value | None,
+        output_type: DataType | str | None = None,
+        output_sizes: Sequence[int] | None = None,
+        **fields: Any,
     ) -> Value:
-        """A node of ``operator_type`` (a DirectML name, ``"ELEMENT_WISE_ADD"``) reading ``inputs`` (in the
-        descriptor's tensor order; None for an absent optional one), the other fields by keyword."""
+        """A node of ``operator_type`` (a DirectML name, ``"ELEMENT_WISE_ADD"``) reading ``inputs`` (Values of this
+        builder in the descriptor's tensor order; None for an absent optional one), the other fields by keyword.
+        ``output_sizes``: only for an operator without tensor inputs (FILL_VALUE_*), its output's sizes. Arguments
+        are checked up front, then the node (``descriptors.validate`` at ``feature_level``); errors name the
+        method."""
         cls = desc_class(operator_type)
         row: OpRow = cls.row
         name = row.name
+        where = f"GraphBuilder.{_METHOD.get(name, name)}"
         in_fields = row.input_fields
+        params = {f.name: f for f in row.fields if not f.is_tensor}
+        dataclass: Any = cls  # the generated descriptor classes are dataclasses (descs.pyi types them one by one)
+        defaults = {
+            d.name
+            for d in dataclasses.fields(dataclass)
+            if d.default is not dataclasses.MISSING or d.default_factory is not dataclasses.MISSING
+        }
         if len(inputs) != len(in_fields):
-            roles = ", ".join(f.name for f in in_fields)
+            roles = ", ".join(f.name for f in in_fields) or "none"
+            hint = ""
+            if len(inputs) > len(in_fields) and params:
+                hint = f"; the other fields go by keyword ({', '.join(f'{n}=' for n in params)})"
             raise TypeError(
-                f"GraphBuilder.{name}: takes {count(len(in_fields), 'tensor input')} ({roles}), got {len(inputs)}"
+                f"{where} ({name}): takes {count(len(in_fields), 'tensor input')} ({roles}), got {len(inputs)}{hint}"
             )
+        for f, v in zip(in_fields, inputs, strict=True):
+            if v is None:
+                continue
+            if not isinstance(v, Value):
+                hint = (
+                    " (a number is a constant: b.constant(value, data_type), or write the operator: x + 2)"
+                    if _is_number(v)
+                    else ""
+                )
+                raise TypeError(f"{where}: {f.name} must be a Value of this builder or None (got {v!r}){hint}")
+            if v.builder is not self:
+                raise TypeError(f"{where}: {f.name} is a Value of another GraphBuilder ({v!r})")
+        for key in fields:
+            if key not in params:
+                why = (
+                    "a tensor: an input is given positionally, as a Value; an output is made by the builder"
+                    if key in {f.name for f in row.fields if f.is_tensor}
+                    else "not a field of the descriptor"
+                )
+                allowed = ", ".join(f"{n}=" for n in params) or "none"
+                raise TypeError(f"{where}: {key}= is {why}; its keyword fields are: {allowed}")
+        for f in params.values():
+            if f.kind is FieldKind.AXES and f.name in fields:
+                fields[f.name] = _axes(where, f.name, fields[f.name])
+            required = f.name not in defaults and f.kind is not FieldKind.DATA_TYPE
+            if required and f.name not in fields:
+                example = ", e.g. (1,)" if f.kind is FieldKind.AXES else ""
+                raise TypeError(f"{where}: {f.name}= is required ({f.kind.value}{example})")
+        if output_type is not None:
+            output_type = DataType.parse(output_type, f"{where}: output_type")
         present = [v for v in inputs if v is not None]
-        for v in present:
-            if not isinstance(v, Value) or v.builder is not self:
-                raise TypeError(f"GraphBuilder.{name}: inputs must be Values of this builder (got {v!r})")
-        if row.is_reduction:
+        if not in_fields:
+            given = next((fields.get(f.name) for f in params.values() if f.kind is FieldKind.DATA_TYPE), None)
+            if output_sizes is None or (output_type is None and given is None):
+                raise TypeError(
+                    f"{where}: {name} has no tensor inputs, so its output is described by output_sizes= (e.g. "
+                    f"(2, 3)) and output_type= or value_data_type=: got output_sizes={output_sizes!r}, "
+                    f"output_type={output_type!r}"
+                )
+            sizes = _sizes(where, output_sizes)
+            if output_type is None:
+                output_type = DataType.parse(given, f"{where}: value_data_type")
+        elif output_sizes is not None:
+            raise TypeError(f"{where}: output_sizes= is only for operators without tensor inputs (FILL_VALUE_*)")
+        elif not present:
+            raise TypeError(f"{where}: every tensor input is None; {name} needs at least one Value")
+        elif row.is_reduction:
             (x,) = present
-            axes = tuple(int(a) for a in fields.get("axes", range(len(x.sizes))))
+            axes = fields["axes"]
             sizes = tuple(1 if d in axes else s for d, s in enumerate(x.sizes))
         else:
             try:
                 sizes = tuple(int(s) for s in np.broadcast_shapes(*(v.sizes for v in present)))
             except ValueError:
                 shapes = ", ".join(str(v.sizes) for v in present)
-                raise ValueError(f"GraphBuilder.{name}: inputs of sizes {shapes} do not broadcast") from None
+                raise ValueError(f"{where} ({name}): inputs of sizes {shapes} do not broadcast") from None
         tensors: dict[str, TensorDesc | None] = {}
         for f, val in zip(in_fields, inputs, strict=True):
             if val is not None:  # a reduction reads its input at the input's own sizes
                 tensors[f.name] = val.tensor if row.is_reduction else self._read_as(name, f.name, val, sizes)
             else:
                 tensors[f.name] = None
-        out_type = output_type or self._output_type(name, row, inputs)
+        out_type = output_type or self._output_type(where, row, inputs)
         out_tensor = TensorDesc(out_type, sizes)
         for f in row.output_fields:
             tensors[f.name] = out_tensor
@@ -223,6 +536,10 @@ class GraphBuilder:
             if f.kind is FieldKind.DATA_TYPE and f.name not in fields:  # CLIP1's MinMaxDataType
                 fields[f.name] = out_type
         desc = cls(**tensors, **fields)
+        try:
+            validate(desc, self.feature_level)
+        except DescriptorError as exc:
+            raise DescriptorError(f"{where}: {exc}", exc.field) from None
         self._nodes.append((desc, tuple(inputs)))
         return Value(self, "node", len(self._nodes) - 1, out_tensor)
 
@@ -232,15 +549,18 @@ class GraphBuilder:
             return v.tensor
         if v.kind == "node":
             raise ValueError(
-                f"GraphBuilder.{op}: {role} is the output of node {v.index} with sizes {v.sizes}, read at {sizes}; "
-                "DirectML's intermediate edges join tensors of equal sizes, so only graph inputs and constants "
-                "broadcast (make this one an input, or give it the full sizes)"
+                f"GraphBuilder.{_METHOD.get(op, op)} ({op}): {role} is the output of node {v.index} with sizes "
+                f"{v.sizes}, read at {sizes}; DirectML's intermediate edges join tensors of equal sizes, so only "
+                "graph inputs and constants broadcast (make this one an input, or give it the full sizes)"
             )
         if not v.tensor.is_packed:
-            raise ValueError(f"GraphBuilder.{op}: {role} ({v!r}) is strided; only packed inputs broadcast")
+            raise ValueError(
+                f"GraphBuilder.{_METHOD.get(op, op)} ({op}): {role} ({v!r}) is strided; only packed inputs broadcast"
+            )
         return TensorDesc.broadcast(v.data_type, v.sizes, to=sizes)
 
-    def _output_type(self, name: str, row: OpRow, inputs: Sequence[Value | None]) -> DataType:
+    def _output_type(self, where: str, row: OpRow, inputs: Sequence[Value | None]) -> DataType:
+        name = row.name
         out_role = row.output_fields[0].name
         given = {f.name: v.data_type for f, v in zip(row.input_fields, inputs, strict=True) if v is not None}
         combos = [
@@ -250,9 +570,9 @@ class GraphBuilder:
         ]
         if not combos:
             shown = ", ".join(f"{r}={dt.name}" for r, dt in given.items())
-            raise ValueError(f"GraphBuilder.{name}: no data-type combination takes {shown}")
+            raise ValueError(f"{where} ({name}): no data-type combination takes {shown}")
         outs = list(dict.fromkeys(c[out_role] for c in combos))
-        first = next(iter(given.values()))
+        first = next(iter(given.values()), None)
         for preferred in (first, DataType.UINT8):  # the inputs' type; else UINT8 (comparisons, logical ops)
             if preferred in outs:
                 return preferred
@@ -283,7 +603,7 @@ class GraphBuilder:
         node_of = {("node", i): k for k, i in enumerate(order)}
         node_of |= {("constant", c): len(order) + k for k, c in enumerate(constants)}
         nodes: list[OperatorNode | ConstantNode] = [OperatorNode(self._nodes[i][0]) for i in order]
-        nodes += [ConstantNode(self._constants[c][0]) for c in constants]
+        nodes += [ConstantNode(raw, data_type=t.data_type) for raw, t in (self._constants[c] for c in constants)]
         input_edges: list[InputEdge] = []
         inter_edges: list[IntermediateEdge] = []
         for k, i in enumerate(order):

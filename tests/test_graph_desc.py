@@ -273,3 +273,54 @@ def test_validate_graph_levels_and_node_errors() -> None:
     assert info.value.field.startswith("nodes[0].") and "nodes[0] (ELEMENT_WISE_ADD, 'add')" in str(info.value)
     with pytest.raises(TypeError):
         validate_graph("graph", "6_4")  # type: ignore[arg-type]
+
+
+# -- issue 31, item 10: a constant's array is tensor elements of one DataType, and feeds only that DataType
+
+
+@pytest.mark.parametrize(
+    ("array", "dtype_shown"),
+    [
+        (np.array([1.0, "x", None, 4.0, 5.0, 6.0], dtype=object), "object"),  # its bytes: PyObject* addresses
+        (np.array(["abcdef"] * 1), "<U6"),
+        (np.array([b"abcdefgh"] * 3), "|S8"),
+        (np.zeros(3, "V8"), "|V8"),
+        (np.zeros(3, [("re", "<f4"), ("im", "<f4")]), "('re', '<f4')"),
+        (np.zeros(3, np.complex64), "complex64"),
+        (np.zeros(3, "datetime64[s]"), "datetime64[s]"),
+    ],
+    ids=["object", "str", "bytes", "void", "structured", "complex", "datetime"],
+)
+def test_constant_node_refuses_arrays_of_no_data_type(array: np.ndarray, dtype_shown: str) -> None:
+    with pytest.raises(DescriptorError, match=r"ConstantNode 'bias'\.data: a NumPy array of dtype ") as info:
+        ConstantNode(array, "bias")
+    assert dtype_shown in str(info.value) and "holds no tensor elements" in str(info.value)
+    assert info.value.field == "data"
+
+
+def test_a_typed_constant_feeds_only_its_data_type() -> None:
+    """Six FLOAT32 elements are 24 bytes, and so are three FLOAT64 ones or six INT32 ones: the size alone let
+    those through as float32 bit patterns."""
+    g = _const_graph(np.arange(6, dtype=np.float32))
+    assert g.nodes[1].data_type is F32  # type: ignore[union-attr]
+    with pytest.raises(DescriptorError, match=r"nodes\[1\] \(constant, 'bias'\) holds FLOAT64 data") as info:
+        _const_graph(np.arange(3, dtype=np.float64))
+    assert "feeds a tensor of data type FLOAT32" in str(info.value) and info.value.field == "nodes[1].data_type"
+    with pytest.raises(DescriptorError, match=r"holds INT32 data \(NumPy dtype int32\) but feeds .* FLOAT32"):
+        _const_graph(np.zeros(6, np.int32))
+    typed = ConstantNode(b"\0" * 24, "bias", data_type=DataType.INT32)
+    with pytest.raises(DescriptorError, match=r"holds INT32 data"):
+        GraphDesc(1, 1, [add(), typed], [InputEdge(0, 0, 0)], [OutputEdge(0, 0, 0)], [IntermediateEdge(1, 0, 0, 1)])
+    with pytest.raises(DescriptorError, match=r"dtype float32 \(FLOAT32\) given with data_type=INT32; they must agree"):
+        ConstantNode(np.zeros(6, np.float32), data_type=DataType.INT32)
+    assert ConstantNode(b"\0" * 24, data_type="int32").data_type is DataType.INT32  # type: ignore[arg-type]
+    with pytest.raises(DescriptorError, match=r"ConstantNode 'w'\.data_type: 'float31' is not a data type"):
+        ConstantNode(b"\0" * 24, "w", data_type="float31")  # type: ignore[arg-type]
+    assert _const_graph(b"\0" * 24).nodes[1].data_type is None  # raw bytes stay untyped, as DirectML's struct
+
+
+def test_a_big_endian_array_gives_its_values() -> None:
+    """The bytes of a constant are read as native (little-endian) elements, so a '>f4' array's values are
+    written, not its big-endian bytes."""
+    node = ConstantNode(np.array([1.5, -2.0, 0.0, 8.0, 3.25, -0.5], ">f4"))
+    assert node.data == np.float32([1.5, -2.0, 0.0, 8.0, 3.25, -0.5]).tobytes() and node.data_type is F32
