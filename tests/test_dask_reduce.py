@@ -34,10 +34,13 @@ from descriptors import (
     ArgminOperatorDesc,
     AxisDirection,
     DataType,
+    DescriptorError,
     ReduceFunction,
     ReduceOperatorDesc,
     TensorDesc,
+    desc_class,
 )
+from gpuops.dask import normalization as gdn
 from gpuops.dask import reductions as gdr
 
 SHAPE = (7, 9, 5)
@@ -255,3 +258,183 @@ def test_onnx_reductions_chunked(monkeypatch: pytest.MonkeyPatch) -> None:
             unchunked_skips[case.name] = exc.reason
     assert skipped == unchunked_skips
     assert passed > 50 and chunked > 50, (passed, chunked)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 31: empty arrays, axes that are not integers, empty chunks
+
+
+def _core_error(desc: Any) -> DescriptorError:
+    """The error the core's own operator gives for ``desc`` (what the Dask layer must raise, word for word)."""
+    with pytest.raises(DescriptorError) as info:
+        DEVICE.create_operator(desc)
+    return info.value
+
+
+def _same_error(got: pytest.ExceptionInfo[DescriptorError], want: DescriptorError) -> None:
+    assert type(got.value) is DescriptorError
+    assert str(got.value) == str(want) and got.value.field == want.field
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (4, 0)])
+@pytest.mark.parametrize("function", ["SUM", "MAX", "MULTIPLY", "AVERAGE", "LOG_SUM_EXP", "ARGMAX"])
+def test_an_empty_array_is_refused_when_built_as_the_core_refuses_it(function: str, shape: tuple[int, int]) -> None:
+    """DirectML has no empty tensors (sizes are 1 to 2**32-1): the core's REDUCE refuses a (0, 3) input, whichever
+    axis is reduced, so the Dask reduction raises the same DescriptorError when it is built (it gave a lazy (1, 3)
+    that computed to (0, 0))."""
+    x = da.from_array(np.zeros(shape, np.float32), chunks=2)
+    out = DataType.INT64 if function == "ARGMAX" else DataType.FLOAT32
+    for axes in ((0,), (1,), (0, 1)):
+        kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+        f = ReduceFunction[function]
+        want = _core_error(ReduceOperatorDesc(f, TensorDesc(DataType.FLOAT32, shape), TensorDesc(out, kept), axes=axes))
+        assert want.field == "input_tensor.sizes"
+        with pytest.raises(DescriptorError) as got:
+            gdr.reduce(x, function, axes)
+        _same_error(got, want)
+    for fn, cls in ((gdr.argmax, ArgmaxOperatorDesc), (gdr.argmin, ArgminOperatorDesc)):
+        want = _core_error(cls(TensorDesc(DataType.FLOAT32, shape), TensorDesc(DataType.INT64, (1, 1)), axes=(0, 1)))
+        with pytest.raises(DescriptorError) as got:
+            fn(x, None)
+        _same_error(got, want)
+
+
+BAD_AXES = ["10", 1.9, 0.5, True, np.float64(1.0), np.bool_(True), ["1"], [1.0], [0, False]]
+
+
+@pytest.mark.parametrize("bad", BAD_AXES, ids=repr)
+def test_axes_are_integers_by_the_descriptors_rule(bad: Any) -> None:
+    """An axis is a Python or NumPy integer, not a bool, float or string (REDUCE's and ARGMAX's own rule): nothing
+    is converted with int() ("10" was taken as the axes 1 and 0, 1.9 as 1, True as 1). The error is the core's,
+    word for word, raised when the Dask array is made."""
+    x = da.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), chunks=1)
+    t = TensorDesc(DataType.FLOAT32, (2, 3))
+    listed = tuple(bad) if isinstance(bad, list) else (bad,)
+    i64 = TensorDesc(DataType.INT64, (2, 3))
+    cases: list[tuple[Any, Any]] = [
+        (lambda: gdr.reduce(x, "SUM", bad), ReduceOperatorDesc(ReduceFunction.SUM, t, t, axes=listed)),
+        (lambda: gdr.reduce(x, "ARGMIN", bad), ReduceOperatorDesc(ReduceFunction.ARGMIN, t, i64, axes=listed)),
+        (lambda: gdr.argmax(x, bad), ArgmaxOperatorDesc(t, i64, axes=listed)),
+        (lambda: gdr.argmin(x, bad, direction="DECREASING"),
+         ArgminOperatorDesc(t, i64, axes=listed, axis_direction=AxisDirection.DECREASING)),
+        (lambda: gdn.softmax(x, bad), desc_class("ACTIVATION_SOFTMAX1")(input_tensor=t, output_tensor=t, axes=listed)),
+    ]  # fmt: skip
+    for make, desc in cases:
+        want = _core_error(desc)
+        assert want.field == "axes" and "axis numbers" in str(want)
+        with pytest.raises(DescriptorError) as got:
+            make()
+        _same_error(got, want)
+
+
+def test_integer_axes_of_numpy_and_repeated_axes() -> None:
+    values = np.arange(24, dtype=np.float32).reshape(2, 3, 4) % 7
+    x = da.from_array(values, chunks=(1, 2, 3))
+    ref = values.astype(np.float64)
+    for axes, want in (
+        (np.int64(-1), ref.sum(axis=2, keepdims=True)),
+        ([np.int32(0), np.uint8(2)], ref.sum(axis=(0, 2), keepdims=True)),
+        (np.array([1, -3]), ref.sum(axis=(0, 1), keepdims=True)),
+    ):
+        np.testing.assert_array_equal(gdr.reduce(x, "SUM", axes).compute().astype(np.float64), want)
+    np.testing.assert_array_equal(gdr.argmax(x, np.int16(1)).compute(), ref.argmax(axis=1)[:, None, :])
+    t = TensorDesc(DataType.FLOAT32, (2, 3, 4))
+    want_err = _core_error(
+        ReduceOperatorDesc(ReduceFunction.SUM, t, TensorDesc(DataType.FLOAT32, (2, 1, 4)), axes=(1, 1))
+    )
+    assert "twice" in str(want_err)
+    with pytest.raises(DescriptorError) as got:  # -2 is axis 1: listed twice, as NumPy refuses (it summed once)
+        gdr.reduce(x, "SUM", (1, -2))
+    _same_error(got, want_err)
+
+
+# Empty chunks on every axis: ((2, 0, 3), (0, 4, 0), (1, 0, 2)) of a (5, 4, 3) array.
+ZERO_CHUNKS = ((2, 0, 3), (0, 4, 0), (1, 0, 2))
+ZERO_AXES = ((0,), (1,), (2,), (0, 2), (0, 1, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("function", [f.name for f in ReduceFunction])
+def test_empty_chunks_match_the_whole_array(function: str, dtype: str) -> None:
+    """An empty chunk of a non-empty array adds nothing: the result is the float64 reference's of the whole array
+    (and the unchunked core operator's), its lazy shape is its computed shape (an empty chunk raised NumPy's
+    concatenate/broadcast errors, or ARGMAX's DescriptorError from a worker)."""
+    npdt = np.dtype(dtype)
+    if npdt.kind == "i" and function in FLOAT_ONLY:
+        pytest.skip(f"REDUCE {function} takes float tensors only (its row)")
+    rng = np.random.default_rng(list(b"zero-chunks") + list(function.encode()) + list(dtype.encode()))
+    values = _values(function, npdt, rng)[:5, :4, :3]
+    x = da.from_array(values, chunks=ZERO_CHUNKS)
+    arg = function in ("ARGMAX", "ARGMIN")
+    out_dt = DataType.INT64 if arg else DataType.from_numpy(npdt)
+    for axes in ZERO_AXES:
+        for keepdims in (True, False):
+            lazy = gdr.reduce(x, function, axes, keepdims=keepdims, split_every=2)
+            got = lazy.compute()
+            assert got.shape == lazy.shape and got.dtype == out_dt.numpy_dtype, (axes, keepdims, got.shape)
+            if keepdims:
+                what = f"dask REDUCE {function} {dtype} axes={axes}, empty chunks"
+                check(got, "REDUCE", function, values, axes, out_dt, what)
+                _compare_unchunked(got, values, "REDUCE", function, axes, out_dt)
+
+
+@pytest.mark.parametrize("direction", ["INCREASING", "DECREASING"])
+@pytest.mark.parametrize("row", ["ARGMAX", "ARGMIN"])
+def test_empty_chunks_argmax_argmin(row: str, direction: str) -> None:
+    values = np.random.default_rng(31).integers(-2, 3, (5, 4, 3)).astype(np.float32)  # ties across blocks
+    x = da.from_array(values, chunks=ZERO_CHUNKS)
+    fn = gdr.argmax if row == "ARGMAX" else gdr.argmin
+    for axes in ZERO_AXES:
+        lazy = fn(x, axes, direction=direction, split_every=2)
+        got = lazy.compute()
+        assert got.shape == lazy.shape
+        check(got, row, direction, values, axes, DataType.INT64, f"dask {row} {direction} axes={axes}, empty chunks")
+        _compare_unchunked(got, values, row, direction, axes, DataType.INT64)
+        dropped = fn(x, axes, direction=direction, keepdims=False).compute()
+        np.testing.assert_array_equal(dropped, got.reshape(dropped.shape))
+
+
+def test_empty_chunks_in_softmax_and_normalization() -> None:
+    """Softmax, log-softmax and MVN over a (4, 3) array chunked ((2, 0, 2), (3,)): float64 references of the whole
+    array (they raised NumPy's concatenate/broadcast errors)."""
+    values = np.random.default_rng(12).standard_normal((4, 3)).astype(np.float32)
+    x = da.from_array(values, chunks=((2, 0, 2), (3,)))
+    v = values.astype(np.float64)
+    for axes in ((0,), (1,), (0, 1)):
+        m = v.max(axis=axes, keepdims=True)
+        e = np.exp(v - m)
+        s = e.sum(axis=axes, keepdims=True)
+        d = v - v.mean(axis=axes, keepdims=True)
+        mvn = d / np.sqrt((d * d).mean(axis=axes, keepdims=True) + float(np.float32(1e-5)))
+        for got, want in (
+            (gdn.softmax(x, axes), e / s),
+            (gdn.log_softmax(x, axes), (v - m) - np.log(s)),
+            (gdn.mean_variance_normalization(x, axes), mvn),
+        ):
+            np.testing.assert_allclose(got.compute().astype(np.float64), want, rtol=1e-5, atol=1e-6)
+
+
+def test_normalization_of_an_empty_array_is_refused_when_built() -> None:
+    x = da.from_array(np.zeros((0, 3), np.float32), chunks=2)
+    t = TensorDesc(DataType.FLOAT32, (0, 3))
+    for make, op, fields in (
+        (lambda: gdn.softmax(x, 1), "ACTIVATION_SOFTMAX1", {}),
+        (lambda: gdn.log_softmax(x, 1), "ACTIVATION_LOG_SOFTMAX1", {}),
+        (lambda: gdn.mean_variance_normalization(x, (1,)), "MEAN_VARIANCE_NORMALIZATION1",
+         {"scale_tensor": None, "bias_tensor": None, "normalize_variance": True, "epsilon": float(np.float32(1e-5))}),
+    ):  # fmt: skip
+        want = _core_error(desc_class(op)(input_tensor=t, output_tensor=t, axes=(1,), **fields))
+        assert want.field == "input_tensor.sizes"
+        with pytest.raises(DescriptorError) as got:
+            make()
+        _same_error(got, want)
+
+
+def test_arrays_beyond_one_tensor_are_checked_at_sizes_one() -> None:
+    """The core's 2**32-1 element limit is one tensor's, not a Dask array's: a lazy (2**17, 2**16) array (never
+    computed) builds, and its axes are still checked."""
+    x = da.zeros((2**17, 2**16), dtype=np.float32, chunks=(2**15, 2**15))
+    assert gdr.reduce(x, "SUM", 0).shape == (1, 2**16)
+    assert gdr.argmax(x, (0, 1), keepdims=False).shape == ()
+    with pytest.raises(DescriptorError, match="axis numbers"):
+        gdr.reduce(x, "SUM", 0.5)

@@ -648,3 +648,48 @@ def test_device_feature_level(backend: str) -> None:
     with pytest.raises(TypeError, match="INT64 is not supported by ELEMENT_WISE_ADD"):
         ov.add(i, i, device=dev)  # 64-bit integer ADD comes with FL 4_1
     np.testing.assert_array_equal(to_host(ov.add(f, f, device=dev)), [2.0, 2.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# MVN-6's axes (issue 31): integers only, as MEAN_VARIANCE_NORMALIZATION1's own rule
+
+
+def _mvn_reference(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
+    v = x.astype(np.float64)
+    d = v - v.mean(axis=axes, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=axes, keepdims=True) + float(np.float32(eps)))
+
+
+@pytest.mark.parametrize(
+    ("axes", "shown"),
+    [
+        (["10"], "('10',)"),
+        ("10", "('10',)"),
+        ([1.9], "(1.9,)"),
+        (0.5, "(0.5,)"),
+        ([True], "(True,)"),
+        ([2, 3.0], "(2, 3.0)"),
+        (np.array([2.0, 3.0]), "(2.0, 3.0)"),
+        (np.array([True, False]), "(True, False)"),
+    ],
+    ids=repr,
+)
+def test_mvn_axes_are_integers(axes: Any, shown: str) -> None:
+    """Each axis is taken as it is (``int()`` took ``"10"`` as 10, 1.9 as 1, True as 1): a bool, float or string
+    axis is a TypeError in the descriptor's words."""
+    x = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    want = f"openvino.mvn: axes must be a sequence of axis numbers (UINT) (got {shown})"
+    with pytest.raises(TypeError) as info:
+        ov.mvn(x, axes, True, 1e-6, "inside_sqrt")
+    assert str(info.value) == want
+
+
+@pytest.mark.parametrize(
+    ("axes", "norm"),
+    [(np.array([2, 3], np.int32), (2, 3)), ([np.int64(-1)], (3,)), ((np.uint8(1), -1), (1, 3)), (2, (2,))],
+    ids=repr,
+)
+def test_mvn_takes_integer_axes_of_numpy(axes: Any, norm: tuple[int, ...]) -> None:
+    x = (np.random.default_rng(31).standard_normal((2, 3, 4, 5)) * 3).astype(np.float32)
+    got = ov.mvn(x, axes, True, 1e-6, "inside_sqrt")
+    np.testing.assert_allclose(got.astype(np.float64), _mvn_reference(x, norm, 1e-6), rtol=1e-5, atol=1e-5)

@@ -20,27 +20,28 @@ from typing import Any
 
 import numpy as np
 
-from descriptors import DataType
+from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
 
 from . import map_graph
-from .reductions import reduce
+from .reductions import checked_axes, reduce
 
 __all__ = ["log_softmax", "mean_variance_normalization", "softmax"]
 
 
-def _axes(x: Any, axes: int | Iterable[int] | None, what: str) -> tuple[int, ...]:
-    rank = x.ndim
-    listed = [axes] if isinstance(axes, int) else list(range(rank)) if axes is None else list(axes)
-    if not listed:
-        raise ValueError(f"{what}: axes is empty; list the axes, 0 to {rank - 1}")
-    out = []
-    for a in listed:
-        if isinstance(a, bool) or not isinstance(a, int | np.integer) or not -rank <= int(a) < rank:
-            raise ValueError(f"{what}: axis {a!r} is not an axis of an array of rank {rank}")
-        out.append(int(a) % rank)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{what}: axes {listed} name an axis twice")
-    return tuple(sorted(out))
+def _axes(x: Any, axes: object, what: str, op: str, **fields: Any) -> tuple[int, ...]:
+    """``axes`` checked as :func:`gpuops.dask.reductions.checked_axes` checks them, on the descriptor of the composite
+    operator ``op`` over the whole array: the core's own ``DescriptorError`` when the Dask array is made (an axis
+    that is not an integer, an empty or repeated list, an empty array)."""
+    dt = DataType.parse(x.dtype, what)
+    if not dt.is_float:
+        raise TypeError(f"{what}: takes float arrays (got {x.dtype})")
+    cls = desc_class(op)
+
+    def whole(given: tuple[Any, ...], shape: tuple[int, ...]) -> OperatorDesc:
+        t = TensorDesc(dt, shape)
+        return cls(input_tensor=t, output_tensor=t, axes=given, **fields)
+
+    return checked_axes(x, axes, what, whole)
 
 
 def _compute(x: Any, what: str) -> tuple[Any, DataType]:
@@ -63,7 +64,8 @@ def _softmax(x: Any, axes: int | Iterable[int] | None, log: bool, what: str) -> 
     import dask.array as da
 
     x = da.asarray(x)
-    reduced = _axes(x, axes, what)
+    op = "ACTIVATION_LOG_SOFTMAX1" if log else "ACTIVATION_SOFTMAX1"
+    reduced = _axes(x, axes, what, op)
     xc, dt = _compute(x, what)
     m = reduce(xc, "MAX", reduced)
     e = map_graph(lambda b, v, mx: b.exp(v - mx), xc, m)
@@ -101,9 +103,18 @@ def mean_variance_normalization(
 
     what = "gpuops.dask.mean_variance_normalization"
     x = da.asarray(x)
-    reduced = _axes(x, axes, what)
-    xc, dt = _compute(x, what)
     eps = float(np.float32(epsilon))
+    reduced = _axes(
+        x,
+        axes,
+        what,
+        "MEAN_VARIANCE_NORMALIZATION1",
+        scale_tensor=None,
+        bias_tensor=None,
+        normalize_variance=bool(normalize_variance),
+        epsilon=eps,
+    )
+    xc, dt = _compute(x, what)
     mean = reduce(xc, "AVERAGE", reduced)
     d = map_graph(lambda b, v, mu: v - mu, xc, mean)
     if normalize_variance:

@@ -36,6 +36,13 @@ location (``map_blocks``' ``block_info``). Combining keeps, per output, the extr
 REDUCE MAX / MIN propagate NaN) and the smallest (INCREASING) or largest (DECREASING) global index among the partials
 holding it: block order is not index order when several axes are reduced, so ties compare the global indices. The
 index bookkeeping (unravel, offset, ravel; the tie mask) is integer NumPy/CuPy arithmetic on the small partials.
+
+Axes and sizes follow the core operator's rules, checked when the Dask array is made on the descriptor of the whole
+array (``Device("numpy").create_operator``), so a mistake raises the core's own ``DescriptorError`` there and never on
+a worker: each axis a Python or NumPy integer (not a bool, float or string; negative ones count from the end, as in
+NumPy), unique, not empty; every size >= 1 (DirectML has no empty tensors, so a reduction of an empty array is refused
+as the core refuses it). An empty *chunk* (chunks such as ``(2, 0, 2)``) of a non-empty array adds nothing: its
+partial is an empty array that concatenates away, and an output block of size 0 comes out empty, of its own shape.
 """
 
 from __future__ import annotations
@@ -69,7 +76,7 @@ from descriptors import (
 )
 from gpuops.convenience import call
 
-from ._runtime import array_module, backend_of, compiled
+from ._runtime import array_module, backend_of, compiled, device
 
 __all__ = ["argmax", "argmin", "reduce"]
 
@@ -116,6 +123,14 @@ def _t(dtype: Any, shape: tuple[int, ...]) -> TensorDesc:
 
 def _kept(shape: tuple[int, ...], axes: Axes) -> tuple[int, ...]:
     return tuple(1 if i in axes else int(s) for i, s in enumerate(shape))
+
+
+def _empty_kept(a: Any, axes: Axes, dtype: Any) -> Any:
+    """The partial or result of an empty block ``a``: size 1 on the reduced axes the block has elements along, 0 on
+    those it has none along (it concatenates away), the block's sizes elsewhere; no operator runs (DirectML has no
+    empty tensors)."""
+    shape = tuple(min(int(s), 1) if i in axes else int(s) for i, s in enumerate(a.shape))
+    return _xp(a).empty(shape, dtype=dtype)
 
 
 def _cast(a: Any, dtype: Any) -> Any:
@@ -195,8 +210,10 @@ def _meta_like(a: Any, dtype: Any, ndim: int) -> Any:
 def _simple_chunk(
     block: Any, axis: Axes, keepdims: bool, *, function: ReduceFunction, partial: np.dtype, computing_meta: bool = False
 ) -> Any:
-    if computing_meta or block.size == 0:
+    if computing_meta:
         return _meta_like(block, partial, block.ndim)
+    if block.size == 0:
+        return _empty_kept(block, axis, partial)
     first, _, _ = _PLAN[function]
     return _reduce_op(_cast(block, partial), first, axis)
 
@@ -204,8 +221,10 @@ def _simple_chunk(
 def _simple_combine(
     part: Any, axis: Axes, keepdims: bool, *, function: ReduceFunction, computing_meta: bool = False
 ) -> Any:
-    if computing_meta or part.size == 0:
+    if computing_meta:
         return part
+    if part.size == 0:
+        return _empty_kept(part, axis, part.dtype)
     _, then, _ = _PLAN[function]
     return _reduce_op(part, then, axis)
 
@@ -220,8 +239,10 @@ def _simple_aggregate(
     out: np.dtype,
     computing_meta: bool = False,
 ) -> Any:
-    if computing_meta or part.size == 0:
+    if computing_meta:
         return _drop(_meta_like(part, out, part.ndim), axis, keepdims)
+    if part.size == 0:  # an output block of size 0 (an empty chunk along a kept axis)
+        return _drop(_empty_kept(part, axis, out), axis, keepdims)
     a = _simple_combine(part, axis, True, function=function)
     post = _PLAN[function][2]
     if post == "sqrt":
@@ -248,8 +269,10 @@ def _gather(parts: Any, key: str, axis: Axes) -> Any:
 
 
 def _lse_chunk(block: Any, axis: Axes, keepdims: bool, *, partial: np.dtype, computing_meta: bool = False) -> Any:
-    if computing_meta or block.size == 0:
+    if computing_meta:
         return _meta_like(block, partial, block.ndim)
+    if block.size == 0:
+        return {"m": _empty_kept(block, axis, partial), "s": _empty_kept(block, axis, partial)}
     v = _cast(block, partial)
     m = _reduce_op(v, F.MAX, axis)
     shifted = _binary(ElementWiseSubtractOperatorDesc, v, _clip_finite(m))
@@ -261,6 +284,8 @@ def _lse_combine(parts: Any, axis: Axes, keepdims: bool, computing_meta: bool = 
     if computing_meta:
         return parts
     m, s = _gather(parts, "m", axis), _gather(parts, "s", axis)
+    if m.size == 0:
+        return {"m": _empty_kept(m, axis, m.dtype), "s": _empty_kept(s, axis, s.dtype)}
     big_m = _reduce_op(m, F.MAX, axis)
     scale = _unary(
         ElementWiseExpOperatorDesc, _binary(ElementWiseSubtractOperatorDesc, _clip_finite(m), _clip_finite(big_m))
@@ -273,6 +298,8 @@ def _lse_aggregate(parts: Any, axis: Axes, keepdims: bool, *, out: np.dtype, com
     if computing_meta:
         return parts
     pair = _lse_combine(parts, axis, True)
+    if pair["m"].size == 0:
+        return _drop(_empty_kept(pair["m"], axis, out), axis, keepdims)
     a = _binary(ElementWiseAddOperatorDesc, _clip_finite(pair["m"]), _unary(ElementWiseLogOperatorDesc, pair["s"]))
     return _drop(_cast(a, out), axis, keepdims)
 
@@ -281,6 +308,8 @@ def _arg_block(
     block: Any, axis: Axes, shape: tuple[int, ...], is_max: bool, direction: AxisDirection, block_info: Any = None
 ) -> Any:
     """A block's (extreme value, index into the whole array row-major over the reduced axes)."""
+    if block.size == 0:
+        return {"v": _empty_kept(block, axis, block.dtype), "i": _empty_kept(block, axis, np.int64)}
     kept = _kept(block.shape, axis)
     cls = ArgmaxOperatorDesc if is_max else ArgminOperatorDesc
     desc = cls(_t(block.dtype, block.shape), _t(np.int64, kept), axes=axis, axis_direction=direction)
@@ -309,6 +338,8 @@ def _arg_combine(
     if computing_meta:
         return parts
     v, i = _gather(parts, "v", axis), _gather(parts, "i", axis)
+    if v.size == 0:
+        return {"v": _empty_kept(v, axis, v.dtype), "i": _empty_kept(i, axis, i.dtype)}
     best = _reduce_op(v, F.MAX if is_max else F.MIN, axis)
     xp = _xp(v)
     hit = v == best
@@ -333,6 +364,8 @@ def _arg_aggregate(
     if computing_meta:
         return parts
     pair = _arg_combine(parts, axis, True, is_max=is_max, direction=direction)
+    if pair["i"].size == 0:
+        return _drop(_empty_kept(pair["i"], axis, out), axis, keepdims)
     return _drop(_cast(pair["i"], out), axis, keepdims)
 
 
@@ -340,21 +373,79 @@ def _arg_aggregate(
 # The API
 
 
-def _axes(x: Any, axes: int | Iterable[int] | None) -> Axes:
-    if x.ndim == 0:
-        raise ValueError("gpuops reductions take arrays of rank >= 1 (DirectML's tensors); reshape a scalar to (1,)")
-    if axes is None:
-        return tuple(range(x.ndim))
-    raw = [axes] if isinstance(axes, int | np.integer) else list(axes)
-    if not raw:
-        raise ValueError("axes is empty: list every axis to reduce all (DirectML rejects an empty axis list)")
-    out = set()
+_UINT32_MAX = 2**32 - 1
+
+
+def _is_axis(a: object) -> bool:
+    """The core's rule for one axis (``validate``'s REDUCE check, ``check_axes``): an int or a NumPy integer, not a
+    bool; a float, a string or anything else is not converted."""
+    return isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_)
+
+
+def _listed(axes: object) -> tuple[Any, ...]:
+    """``axes`` as given, one item per axis: a single value is one axis (a string too: it is not split)."""
+    if isinstance(axes, np.ndarray):
+        return tuple(axes.reshape(-1).tolist())
+    if isinstance(axes, Iterable) and not isinstance(axes, str | bytes):
+        return tuple(axes)
+    return (axes,)
+
+
+def checked_axes(
+    x: Any, axes: object, what: str, whole: Callable[[tuple[Any, ...], tuple[int, ...]], OperatorDesc]
+) -> Axes:
+    """``axes`` of the Dask array ``x`` (None: every axis; one axis or an iterable of them; negative ones count from
+    the end) as the sorted tuple the descriptors take, checked on the whole array's descriptor ``whole(axes,
+    shape)`` by the core (``Device("numpy").create_operator``) so that a mistake raises the core's own
+    ``DescriptorError``, word for word, when the Dask array is made: an axis that is not an integer (a bool, a float,
+    a string), an empty or repeated list, a size 0 (no empty tensors), a data type the operator's table refuses.
+    Only an integer axis outside ``[-rank, rank)`` is said here, as the core counts no negative axes. An array of
+    more than 2**32-1 elements (the core's limit for one tensor, not Dask's) is checked at sizes 1."""
+    rank = x.ndim
+    if rank == 0:
+        raise ValueError(f"{what}: takes arrays of rank >= 1 (DirectML's tensors); reshape a scalar to (1,)")
+    if any(math.isnan(s) for s in x.shape):
+        raise ValueError(f"{what}: the array has unknown chunk sizes; call compute_chunk_sizes() first")
+    raw = tuple(range(rank)) if axes is None else _listed(axes)
     for a in raw:
-        a = int(a)
-        if not -x.ndim <= a < x.ndim:
-            raise ValueError(f"axis {a} is out of range for an array of rank {x.ndim}")
-        out.add(a % x.ndim)
-    return tuple(sorted(out))
+        if _is_axis(a) and not -rank <= a < rank:
+            raise ValueError(
+                f"{what}: axis {a} is out of range: not an axis of an array of rank {rank} (axes are {-rank} to "
+                f"{rank - 1}, negative ones counting from the end)"
+            )
+    given = tuple(int(a) % rank if _is_axis(a) else a for a in raw)
+    shape = tuple(int(s) for s in x.shape)
+    probe = shape if 0 in shape or math.prod(shape) <= _UINT32_MAX else (1,) * rank
+    device("numpy").create_operator(whole(given, probe))  # the core's DescriptorError, raised here
+    return tuple(sorted(int(a) for a in given))
+
+
+def _reduce_whole(
+    f: ReduceFunction, dtype: np.dtype, out: np.dtype | None
+) -> Callable[[tuple[Any, ...], tuple[int, ...]], OperatorDesc]:
+    """The core's REDUCE of the whole array (the output in the input's type, or ARGMAX/ARGMIN's index type)."""
+    arg = f in (F.ARGMAX, F.ARGMIN)  # else ``out_dtype`` is a cast of the result: REDUCE's output is the input's type
+    o = dtype if not arg else out if out is not None else np.dtype(np.int64)
+
+    def whole(axes: tuple[Any, ...], shape: tuple[int, ...]) -> OperatorDesc:
+        kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+        return ReduceOperatorDesc(f, _t(dtype, shape), _t(o, kept), axes=axes)
+
+    return whole
+
+
+def _arg_whole(
+    is_max: bool, direction: AxisDirection, dtype: np.dtype, out: np.dtype | None
+) -> Callable[[tuple[Any, ...], tuple[int, ...]], OperatorDesc]:
+    """The core's ARGMAX / ARGMIN of the whole array."""
+    cls = ArgmaxOperatorDesc if is_max else ArgminOperatorDesc
+    o = out if out is not None else np.dtype(np.int64)
+
+    def whole(axes: tuple[Any, ...], shape: tuple[int, ...]) -> OperatorDesc:
+        kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+        return cls(_t(dtype, shape), _t(o, kept), axes=axes, axis_direction=direction)
+
+    return whole
 
 
 def _function(function: ReduceFunction | str) -> ReduceFunction:
@@ -379,19 +470,22 @@ def reduce(
     out_dtype: Any = None,
     split_every: Any = None,
 ) -> Any:
-    """DirectML's REDUCE of the Dask array ``x`` over ``axes`` (any set; None: every axis) with ``function`` (a
-    ``ReduceFunction`` or its name), as a Dask tree reduction. ``keepdims``: keep the reduced axes as size 1
+    """DirectML's REDUCE of the Dask array ``x`` over ``axes`` (one axis or an iterable of unique ones, Python or
+    NumPy integers, negative from the end; None: every axis) with ``function`` (a ``ReduceFunction`` or its name), as
+    a Dask tree reduction. What the core's REDUCE refuses on the whole array (a bool, float or string axis, an empty
+    array) raises its ``DescriptorError`` here, not on a worker. ``keepdims``: keep the reduced axes as size 1
     (DirectML's output). ``out_dtype``: the output type (default: the input's; INT64 for ARGMAX/ARGMIN).
     The result equals gpuops' unchunked REDUCE exactly for integers, MAX, MIN, ARGMAX and ARGMIN, and within the
     row's stated bound for the other float functions."""
     import dask.array as da
 
     f = _function(function)
-    ax = _axes(x, axes)
+    dtype = np.dtype(x.dtype)
+    given = np.dtype(out_dtype) if out_dtype is not None else None
+    ax = checked_axes(x, axes, "gpuops.dask.reduce", _reduce_whole(f, dtype, given))
     if f in (F.ARGMAX, F.ARGMIN):
         return _arg(x, ax, f is F.ARGMAX, AxisDirection.INCREASING, keepdims, out_dtype, split_every)
-    dtype = np.dtype(x.dtype)
-    out = np.dtype(out_dtype) if out_dtype is not None else dtype
+    out = given if given is not None else dtype
     meta = _meta(x, out, ax, keepdims)
     if f is F.LOG_SUM_EXP:
         return da.reduction(
@@ -429,7 +523,7 @@ def _arg(
 
     out = np.dtype(out_dtype) if out_dtype is not None else np.dtype(np.int64)
     shape = tuple(int(s) for s in x.shape)
-    chunks = tuple((1,) * len(c) if i in ax else c for i, c in enumerate(x.chunks))
+    chunks = tuple(tuple(min(n, 1) for n in c) if i in ax else c for i, c in enumerate(x.chunks))
     word = "argmax" if is_max else "argmin"
     pairs = da.map_blocks(
         _arg_block,
@@ -476,7 +570,10 @@ def argmax(
     """DML_ARGMAX of the Dask array ``x`` over ``axes``: the index of the maximum, row-major over the reduced axes
     of the whole array; ties to the first (INCREASING) or last (DECREASING) index; a NaN is the maximum (the first
     or last NaN by the same rule). ``out_dtype``: INT64 by default (INT32, UINT32, UINT64 as DirectML allows)."""
-    return _arg(x, _axes(x, axes), True, _direction(direction), keepdims, out_dtype, split_every)
+    d = _direction(direction)
+    given = np.dtype(out_dtype) if out_dtype is not None else None
+    ax = checked_axes(x, axes, "gpuops.dask.argmax", _arg_whole(True, d, np.dtype(x.dtype), given))
+    return _arg(x, ax, True, d, keepdims, out_dtype, split_every)
 
 
 def argmin(
@@ -489,4 +586,7 @@ def argmin(
     split_every: Any = None,
 ) -> Any:
     """DML_ARGMIN of the Dask array ``x`` over ``axes``: as :func:`argmax` with the minimum (a NaN still wins)."""
-    return _arg(x, _axes(x, axes), False, _direction(direction), keepdims, out_dtype, split_every)
+    d = _direction(direction)
+    given = np.dtype(out_dtype) if out_dtype is not None else None
+    ax = checked_axes(x, axes, "gpuops.dask.argmin", _arg_whole(False, d, np.dtype(x.dtype), given))
+    return _arg(x, ax, False, d, keepdims, out_dtype, split_every)

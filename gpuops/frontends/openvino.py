@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, desc_class
+from descriptors.ops.composite import check_axes
 
 from ..device import Device
 from ._common import arrays as _common_arrays
@@ -451,7 +452,8 @@ def mvn(
     device: Device | None = None,
 ) -> Any:
     """OpenVINO's MVN-6: (x - mean) / sqrt(variance + eps) over ``axes`` (the spec's second input, negative from
-    the end), or x - mean without ``normalize_variance``, by DirectML's ``MEAN_VARIANCE_NORMALIZATION1``
+    the end; integers, as an integer array or a sequence: a bool, float or string axis is a TypeError), or x - mean
+    without ``normalize_variance``, by DirectML's ``MEAN_VARIANCE_NORMALIZATION1``
     (population variance, two passes). ``eps_mode`` must be ``"inside_sqrt"``: DirectML adds epsilon to the
     variance only, so ``"outside_sqrt"`` (sqrt(variance) + eps) is refused. Returns an array of ``data``'s kind."""
     where = "openvino.mvn"
@@ -466,12 +468,17 @@ def mvn(
     if not isinstance(normalize_variance, (bool, np.bool_)):
         raise TypeError(f"{where}: normalize_variance must be a bool (got {normalize_variance!r})")
     rank = _rank(data, dev, where)
-    listed = [int(a) for a in np.asarray(axes).reshape(-1)] if not isinstance(axes, (str, bytes)) else None
-    if listed is None:
-        raise TypeError(f"{where}: axes must be a sequence of integers (got {axes!r})")
+    # OpenVINO's axes input: an integer tensor, a sequence of integers, or one integer; each taken as it is, never
+    # converted with int() (a bool, float or string is not an axis: the descriptor's own rule and words)
+    listed: list[Any] = (
+        axes.reshape(-1).tolist() if isinstance(axes, np.ndarray) else list(axes) if isinstance(axes, (list, tuple))
+        else [axes]
+    )  # fmt: skip
+    if any(isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) for a in listed):
+        raise TypeError(f"{where}: axes {check_axes(tuple(listed), max(rank, 1))}")
     chosen = tuple(_axis_in(a, rank, where, "axes") for a in listed)
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"{where}: axes {listed} names an axis twice")
+        raise ValueError(f"{where}: axes {[int(a) for a in listed]} names an axis twice")
     return composite(
         dev, "MEAN_VARIANCE_NORMALIZATION1", data, where, None, None,
         axes=chosen, normalize_variance=bool(normalize_variance), epsilon=float(eps),
