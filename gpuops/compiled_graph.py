@@ -2,16 +2,24 @@
 
 The graph is planned once (``gpuops.graph_plan``: fusion groups, steps, workspaces); each fused group becomes
 one kernel of the device's backend (``Backend.compile_fused``), each other node a compiled operator of its own.
-Constant nodes are copied to the device and workspaces allocated when the graph is compiled, so ``execute``
-only binds and launches. Buffers are bound as for an operator: inputs and outputs in graph order, each a
-C-contiguous array of the backend with the data type of the tensors it feeds (or is written from) and at
-least their ``total_tensor_size_in_bytes``; an output may not share memory with an input or another output.
+Constant nodes are copied to the device when the graph is compiled, so ``execute`` only binds, allocates the
+workspaces (per call: one compiled graph may run on several threads) and launches. Buffers are bound as for an
+operator: inputs and outputs in graph order, each a C-contiguous array of the backend with the data type of the
+tensors it feeds (or is written from) and at least their ``total_tensor_size_in_bytes``; an output may not share
+memory with an input or another output.
+
+The buffers gpuops makes itself keep the promises of the tensors they are bound to: a workspace or constant whose
+tensor promises ``guaranteed_base_offset_alignment`` starts at a multiple of it (NumPy's allocations are only
+16-byte aligned, CuPy's 256-byte: a larger promise is kept by allocating more and starting at an aligned offset).
+``execute`` checks the buffers of every step that runs after a step has written a graph output before the first
+step runs, so a ``BindingError`` never follows a write to an output.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -85,6 +93,10 @@ class CompiledGraph(CompiledOperator):
                 in_refs = [self._constant(r, t) for r, t in step.inputs]
                 self._steps.append((kernel, in_refs, [r for _, r, _ in step.outputs], False))
                 self._sources.append(fused.spec.source)
+        # The steps that run after one has written a graph output: ``execute`` checks their buffers before the
+        # first step runs (a step before them checks its own when it runs: nothing the caller sees is written yet).
+        writes = [k for k, (_, _, out_refs, _) in enumerate(self._steps) if any(r.kind == "output" for r in out_refs)]
+        self._checked_first = writes[0] + 1 if writes else len(self._steps)
         ins = tuple(_slot(f"inputs[{g}]", graph.input_tensors(g)) for g in range(graph.input_count))
         outs = tuple(_slot(f"outputs[{g}]", (graph.output_tensor(g),)) for g in range(graph.output_count))
         self._binding = BindingPlan.from_slots(
@@ -93,14 +105,18 @@ class CompiledGraph(CompiledOperator):
         )  # fmt: skip
 
     def _new_workspaces(self) -> list[Any]:
-        """One buffer per workspace of the plan, for one ``execute`` (as execute binds them: the emulator's as host
-        memory); none for a graph fused into one kernel."""
-        xp = self._backend.xp
-        make = [xp.empty(_count(t), dtype=t.data_type.numpy_dtype) for t in self.plan.workspaces]
-        return list(self._backend.unwrap(make))
+        """One buffer per workspace of the plan, for one ``execute``, aligned as its tensor promises; none for a
+        graph fused into one kernel."""
+        backend = self._backend
+        make = [
+            _aligned_empty(backend, _count(t), t.data_type.numpy_dtype, t.guaranteed_base_offset_alignment)
+            for t in self.plan.workspaces
+        ]
+        return list(backend.unwrap(make))
 
     def _constant(self, ref: Ref, tensor: TensorDesc) -> Any:
-        """``ref``, or for a constant node the device copy of its bytes (made once), typed as ``tensor``."""
+        """``ref``, or for a constant node the device copy of its bytes (made once), typed as ``tensor`` and
+        aligned as every tensor it feeds promises."""
         if ref.kind != "constant":
             return ref
         dt = tensor.data_type.numpy_dtype
@@ -109,8 +125,21 @@ class CompiledGraph(CompiledOperator):
             assert isinstance(node, ConstantNode)
             host = np.frombuffer(node.data, dtype=np.uint8)
             host = np.concatenate([host, np.zeros(-host.size % dt.itemsize, np.uint8)]).view(dt)
-            (self._constants[(ref.index, dt)],) = self._backend.unwrap([self._backend.to_device(host.copy())])
+            backend = self._backend
+            buf = _aligned_empty(backend, host.size, dt, self._constant_alignment(ref.index))
+            buf[...] = backend.to_device(host.copy())
+            (self._constants[(ref.index, dt)],) = backend.unwrap([buf])
         return self._constants[(ref.index, dt)]
+
+    def _constant_alignment(self, node: int) -> int:
+        """The largest ``guaranteed_base_offset_alignment`` of the tensors constant node ``node`` feeds (each reads
+        it through its own descriptor)."""
+        align = 0
+        for n, srcs in zip(self.graph.nodes, self.graph.sources, strict=True):
+            for t, src in zip(n.inputs, srcs, strict=True):
+                if t is not None and src is not None and src.node == node:
+                    align = max(align, t.guaranteed_base_offset_alignment)
+        return align
 
     def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
         """Each graph input's tensor (the first node input it feeds; None when it feeds none), each output's."""
@@ -163,16 +192,32 @@ class CompiledGraph(CompiledOperator):
         write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._run(ins, outs, self._new_workspaces())
+        for launch in self._bind_steps(ins, outs, self._new_workspaces()):
+            launch()
 
-    def _run(self, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any]) -> None:
-        for run, in_refs, out_refs, is_operator in self._steps:
+    def _bind_steps(
+        self, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any], check_all: bool = False
+    ) -> list[Callable[[], Any]]:
+        """The launches of every step, in order, over its buffers. Each step that runs after a graph output was
+        written (each step, with ``check_all``) has its buffers checked by its operator's binding rules here, so
+        that its ``BindingError`` comes before anything the caller sees is written; the other steps check theirs
+        as they run. A fused kernel's buffers are the graph's (checked) or made to its layouts."""
+        launches: list[Callable[[], Any]] = []
+        first = 0 if check_all else self._checked_first
+        for k, (op, (run, in_refs, out_refs, _)) in enumerate(zip(self._ops, self._steps, strict=True)):
             bound_in = [None if r is None else self._buffer(r, ins, outs, spaces) for r in in_refs]
             bound_out = [self._buffer(r, ins, outs, spaces) for r in out_refs]
-            if is_operator:
-                run(bound_in, bound_out)
-            else:
-                run(bound_in, bound_out, False)
+            if op is None:
+                launches.append(functools.partial(run, bound_in, bound_out, False))
+            elif k < first:
+                launches.append(functools.partial(op.execute, bound_in, bound_out))
+            elif isinstance(op, CompiledComposite):  # its buffers, and those of each of its own steps
+                c_in, c_out, _ = op._binding.check(bound_in, bound_out)
+                launches.extend(op._bind_steps([c_in[j] for j in op._present], c_out, op._new_workspaces(), True))
+            else:  # checked here, and again by its execute (for NumPy's small ufuncs a fast path of its own)
+                op._binding.check(bound_in, bound_out)
+                launches.append(functools.partial(op.execute, bound_in, bound_out))
+        return launches
 
     def _buffer(self, ref: Any, ins: Sequence[Any], outs: Sequence[Any], spaces: Sequence[Any]) -> Any:
         if not isinstance(ref, Ref):  # a constant's device buffer
@@ -210,7 +255,8 @@ class CompiledComposite(CompiledGraph):
         ``BindingError`` before any write."""
         unwrap = self._backend.unwrap
         ins, outs, _ = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._run([ins[k] for k in self._present], outs, self._new_workspaces())
+        for launch in self._bind_steps([ins[k] for k in self._present], outs, self._new_workspaces()):
+            launch()
 
     @property
     def desc(self) -> Any:
@@ -233,6 +279,19 @@ class CompiledComposite(CompiledGraph):
 
     def __repr__(self) -> str:
         return f"CompiledComposite({self.row.name}, {self.kernel_count} kernels, {self.device.backend})"
+
+
+def _aligned_empty(backend: Any, count: int, dtype: np.dtype, align: int) -> Any:
+    """An uninitialized 1-D array of the backend (``count`` elements of ``dtype``) whose first element's address
+    is a multiple of ``align`` (0: no promise). Every allocator aligns to the element size; a larger promise is
+    kept by allocating ``align`` bytes more and starting at the first aligned byte (same memory, a view)."""
+    xp = backend.xp
+    if align <= dtype.itemsize:
+        return xp.empty(count, dtype=dtype)
+    nbytes = count * dtype.itemsize
+    raw = xp.empty(nbytes + align, dtype=np.uint8)
+    start = -backend.pointer(raw) % align
+    return raw[start : start + nbytes].view(dtype)
 
 
 def _count(t: TensorDesc) -> int:

@@ -357,18 +357,31 @@ class CupyBackend:
         nd = self.array_type
         if not isinstance(buffers, (list, tuple)) or all(type(b) is nd for b in buffers):
             return buffers
-        return type(buffers)(self._foreign(b) for b in buffers)
+        return type(buffers)(self._foreign(b, f"the buffer at position {k}") for k, b in enumerate(buffers))
 
-    def _foreign(self, b: Any) -> Any:
+    def _foreign(self, b: Any, what: str) -> Any:
         if b is None or isinstance(b, self.array_type):
             return b
         if getattr(b, "requires_grad", False):
             raise TypeError("a bound tensor requires grad; gpuops computes no gradients: pass x.detach()")
         if hasattr(b, "__cuda_array_interface__"):
             return self.xp.asarray(b)
-        if hasattr(b, "__dlpack__") and not isinstance(b, np.ndarray):
-            return self.xp.from_dlpack(b)
-        return b
+        if hasattr(b, "__dlpack__") and not isinstance(b, np.ndarray) and hasattr(self.xp, "from_dlpack"):
+            return self._from_dlpack(b, what)
+        return b  # binding says what is wrong with it (the emulator imports no DLPack: no foreign GPU memory)
+
+    def _from_dlpack(self, x: Any, what: str) -> Any:
+        """``xp.from_dlpack(x)``; any failure of the exporter (``__dlpack__`` or ``__dlpack_device__`` raising,
+        returning None or something that is not a DLPack capsule, a host tensor) is a ``TypeError`` naming
+        ``what``."""
+        try:
+            return self.xp.from_dlpack(x)
+        except Exception as exc:  # the exporter is foreign code: any failure of it is the argument's
+            raise TypeError(
+                f"{what} ({type(x).__module__}.{type(x).__name__}) cannot be read through DLPack "
+                f"({type(exc).__name__}: {exc}); pass a CuPy array, or a GPU tensor whose __dlpack__() returns a "
+                "DLPack capsule"
+            ) from exc
 
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as a CuPy array: CuPy arrays as they are, other GPU arrays through
@@ -379,7 +392,7 @@ class CupyBackend:
         if hasattr(x, "__cuda_array_interface__"):
             return xp.asarray(x)
         if hasattr(x, "__dlpack__") and not isinstance(x, np.ndarray):
-            return xp.from_dlpack(x)
+            return self._from_dlpack(x, what)
         raise TypeError(
             f"{what} is a host array ({type(x).__module__}.{type(x).__name__}) but the device is on the CuPy "
             "backend: pass a CuPy array (cupy.asarray(x)) or a GPU tensor"

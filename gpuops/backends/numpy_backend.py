@@ -787,20 +787,24 @@ def _is_foreign(x: object) -> bool:
 
 def _from_dlpack(x: Any, what: str) -> np.ndarray:
     """A NumPy array over a DLPack tensor's memory (no copy). bfloat16, which NumPy's DLPack import does not
-    know, comes through torch's 16-bit integer view; a tensor that requires grad is refused by name."""
+    know, comes through torch's 16-bit integer view; a tensor that requires grad is refused by name. Whatever
+    else goes wrong in the exporter (its ``__dlpack__`` or ``__dlpack_device__`` raises, returns None or an
+    object that is not a DLPack capsule) is a ``TypeError`` naming ``what``, never NumPy's bare capsule error."""
     if getattr(x, "requires_grad", False):
         raise TypeError(f"{what} requires grad; gpuops computes no gradients: pass x.detach()")
-    if type(x).__module__.split(".")[0] == "torch" and str(getattr(x, "dtype", "")) == "torch.bfloat16":
-        import ml_dtypes
-        import torch
-
-        return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
     try:
+        if type(x).__module__.split(".")[0] == "torch" and str(getattr(x, "dtype", "")) == "torch.bfloat16":
+            import ml_dtypes
+            import torch
+
+            return np.from_dlpack(x.view(torch.int16)).view(ml_dtypes.bfloat16)
         return np.from_dlpack(x)
-    except (BufferError, TypeError, RuntimeError) as exc:
+    except Exception as exc:  # the exporter is foreign code: any failure of it is the argument's
         raise TypeError(
-            f"{what} ({type(x).__module__}.{type(x).__name__}) cannot be read through DLPack: {exc}"
-        ) from None
+            f"{what} ({type(x).__module__}.{type(x).__name__}) cannot be read through DLPack "
+            f"({type(exc).__name__}: {exc}); pass a NumPy array, or a CPU tensor whose __dlpack__() returns a "
+            "DLPack capsule"
+        ) from exc
 
 
 def _buffer_for(layout: TensorDesc) -> np.ndarray:
