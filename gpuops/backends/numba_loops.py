@@ -73,7 +73,7 @@ import numpy as np
 
 from descriptors import DataType
 
-from .. import config
+from .. import config, private_folder
 from ..codegen.numba import LoopSpec
 from ..layout.launch_plan import FastPlan
 from . import numpy_backend as nb
@@ -285,31 +285,6 @@ def _warn_once(folder: Path, why: str) -> None:
     log.warning("gpuops: not caching compiled loops in %s: %s; compiling them in memory (no disk cache)", folder, why)
 
 
-def _refusal(path: Path, forbidden: int) -> str | None:
-    """Create ``path`` with mode 0700 if it is missing; then why it is not a folder to run code
-    from (a symbolic link, not a directory, another owner, a ``forbidden`` permission bit, no owner
-    write permission), or None."""
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    else:
-        os.chmod(path, 0o700)  # whatever the umask left
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        return "it is a symbolic link (a cache folder must be a real directory)"
-    if not stat.S_ISDIR(st.st_mode):
-        return "it is not a directory"
-    geteuid = getattr(os, "geteuid", None)
-    if geteuid is not None and st.st_uid != geteuid():
-        return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
-    if st.st_mode & forbidden:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so group or others have access (chmod 700 it)"
-    if not st.st_mode & stat.S_IWUSR:  # numba would put its cache elsewhere, unchecked
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so this user cannot write it"
-    return None
-
-
 def _numba_cache_dir() -> Path | None:
     """``NUMBA_CACHE_DIR``, where set: numba keeps every cache (pickled indexes too) there instead."""
     numba_config = sys.modules.get("numba.core.config")
@@ -317,10 +292,17 @@ def _numba_cache_dir() -> Path | None:
     return Path(where) if where else None
 
 
+def _numba_locators() -> str:
+    """``NUMBA_CACHE_LOCATOR_CLASSES`` (numba 0.62 on), where set: numba's caches go where those classes say."""
+    numba_config = sys.modules.get("numba.core.config")
+    return str(getattr(numba_config, "CACHE_LOCATOR_CLASSES", "") or "") if numba_config is not None else ""
+
+
 def _cache_folder() -> Path | None:
-    """``<cache_dir>/numba`` where it is private (the cache folder and it: mode 0700 or stricter,
-    real directories owned by this user; numba's ``__pycache__`` in it, and ``NUMBA_CACHE_DIR``
-    where set, writable by this user only), else None after one warning saying which folder and why."""
+    """``<cache_dir>/numba`` where it is private (``private_folder``: the cache folder and it mode 0700 or
+    stricter, real directories owned by this user; numba's ``__pycache__`` in it, and ``NUMBA_CACHE_DIR``
+    where set, writable by this user only; no ``NUMBA_CACHE_LOCATOR_CLASSES``), else None after one warning
+    saying which folder and why. ``numba_reduce`` keeps its kernels' cache in that ``__pycache__`` too."""
     root = config.settings().cache_dir
     if root is None:
         return None
@@ -329,15 +311,16 @@ def _cache_folder() -> Path | None:
     numba_dir = _numba_cache_dir()
     if numba_dir is not None:
         checks.append((numba_dir, 0o022))
+    if _numba_locators():
+        _warn_once(folder, "NUMBA_CACHE_LOCATOR_CLASSES is set, so numba would choose the cache folder unchecked")
+        return None
     try:
-        for path, forbidden in checks:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            why = _refusal(path, forbidden)
-            if why is not None:
-                _warn_once(path, why)
-                return None
+        refused = private_folder.first_refusal(checks)
     except OSError as exc:
         _warn_once(root, f"it cannot be used ({exc})")
+        return None
+    if refused is not None:
+        _warn_once(*refused)
         return None
     return folder
 

@@ -30,7 +30,6 @@ import logging
 import os
 import re
 import shutil
-import stat
 import subprocess
 import tempfile
 import threading
@@ -39,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
+from .. import config, private_folder
 from ..errors import count
 
 __all__ = [
@@ -191,28 +190,6 @@ def _warn_once(folder: Path, why: str) -> None:
     )
 
 
-def _refusal(path: Path) -> str | None:
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    else:
-        os.chmod(path, 0o700)
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        return "it is a symbolic link (a cache folder must be a real directory)"
-    if not stat.S_ISDIR(st.st_mode):
-        return "it is not a directory"
-    geteuid = getattr(os, "geteuid", None)
-    if geteuid is not None and st.st_uid != geteuid():
-        return f"it is owned by uid {st.st_uid}, not by this user (uid {geteuid()})"
-    if st.st_mode & 0o077:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so group or others have access (chmod 700 it)"
-    if not st.st_mode & stat.S_IWUSR:
-        return f"its mode is {stat.S_IMODE(st.st_mode):04o}, so this user cannot write it"
-    return None
-
-
 def _temp_folder() -> Path:
     global _private_tmp
     with _warned_lock:
@@ -223,20 +200,19 @@ def _temp_folder() -> Path:
 
 
 def cache_folder() -> Path:
-    """``<cache_dir>/emulator`` where it is private, else a private temporary folder (after one warning)."""
+    """``<cache_dir>/emulator`` where it is private (``private_folder``: the cache folder and it real directories
+    of this user, mode 0700 or stricter), else a private temporary folder (after one warning)."""
     root = config.settings().cache_dir
     if root is None:
         return _temp_folder()
     folder = root / "emulator"
     try:
-        for path in (root, folder):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            why = _refusal(path)
-            if why is not None:
-                _warn_once(path, why)
-                return _temp_folder()
+        refused = private_folder.first_refusal([(root, 0o077), (folder, 0o077)])
     except OSError as exc:
         _warn_once(root, f"it cannot be used ({exc})")
+        return _temp_folder()
+    if refused is not None:
+        _warn_once(*refused)
         return _temp_folder()
     return folder
 
