@@ -151,16 +151,45 @@ def emulator_pairs() -> list[tuple[str, str]]:
     return pairs + [(n, p) for n in names for p in ("reduction", "two-pass reduction")]
 
 
-def _emulator_coverage() -> tuple[list[str], int, int] | None:
-    """(pairs not run, pairs wanted, executions) when the emulator ran operators in this session."""
+def _launches_here() -> dict[tuple[str, str], int]:
+    """(row, launch path) -> executions on the emulator in this process."""
     import sys
 
     mod = sys.modules.get("gpuops.emulator.launches")
-    ran = mod.launches() if mod is not None else {}
+    return dict(mod.launches()) if mod is not None else {}
+
+
+# Under pytest-xdist each worker runs part of the suite: what the session-wide checks and the summary need
+# travels to the controller in ``workeroutput`` (launches, the prebuild's figures, the conformance tables).
+_FROM_WORKERS: dict[str, object] = {"launches": {}, "prebuild": [], "tables": {}}
+
+
+def _emulator_coverage() -> tuple[list[str], int, int] | None:
+    """(pairs not run, pairs wanted, executions) when the emulator ran operators in this session (every worker's
+    launches, under pytest-xdist)."""
+    ran = dict(_launches_here())
+    for key, n in _FROM_WORKERS["launches"].items():  # type: ignore[attr-defined]
+        row, _, path = key.partition("\t")
+        ran[(row, path)] = ran.get((row, path), 0) + n
     if not ran:
         return None
     want = emulator_pairs()
     return [f"{n} on {p}" for n, p in want if (n, p) not in ran], len(want), sum(ran.values())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """Controller side (pytest-xdist): gather what a finished worker sent (see ``_FROM_WORKERS``)."""
+    out = getattr(node, "workeroutput", None) or {}
+    sent = out.get("gpuops")
+    if not sent:
+        return
+    launches = _FROM_WORKERS["launches"]
+    for key, n in sent["launches"].items():
+        launches[key] = launches.get(key, 0) + n  # type: ignore[index, union-attr, operator]
+    if sent["prebuild"]:
+        _FROM_WORKERS["prebuild"].append(sent["prebuild"])  # type: ignore[union-attr]
+    _FROM_WORKERS["tables"].update(sent["tables"])  # type: ignore[union-attr]
 
 
 def _whole_suite(config: pytest.Config) -> bool:
@@ -175,14 +204,26 @@ def _whole_suite(config: pytest.Config) -> bool:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The whole suite on the emulator must run every (row, launch path) pair: a row or path the
-    generated tests stopped reaching fails the run (the CUDA emulator issue's "done when")."""
+    generated tests stopped reaching fails the run (the CUDA emulator issue's "done when"). Under pytest-xdist
+    a worker sends its part to the controller, which checks the union."""
+    config = session.config
+    if hasattr(config, "workeroutput"):
+        config.workeroutput["gpuops"] = {
+            "launches": {f"{row}\t{path}": n for (row, path), n in _launches_here().items()},
+            "prebuild": dict(_PREBUILD),
+            "tables": dict(getattr(config, "gpuops_conformance_tables", {})),
+        }
+        return
     cov = _emulator_coverage()
-    if cov and cov[0] and exitstatus == 0 and _whole_suite(session.config):
+    if cov and cov[0] and exitstatus == 0 and _whole_suite(config):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         _PREBUILD["coverage_failed"] = 1.0
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for backend, table in _FROM_WORKERS["tables"].items():  # type: ignore[attr-defined]
+        terminalreporter.section(f"ONNX node conformance ({backend})")
+        terminalreporter.write(table)
     cov = _emulator_coverage()
     if cov:
         missing, wanted, executions = cov
@@ -193,8 +234,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
             + (" -- FAILED: the whole suite must run every pair" if _PREBUILD.get("coverage_failed") else "")
         )
-    if "tests" in _PREBUILD:
-        p = _PREBUILD
+    for p in ([_PREBUILD] if "tests" in _PREBUILD else []) + list(_FROM_WORKERS["prebuild"]):  # type: ignore[call-overload]
+        if "tests" not in p:
+            continue
         terminalreporter.write_line(
             f"CUDA emulator: a dry run of {int(p['tests'])} gpu tests found {int(p['kernels'])} kernels "
             f"({p['dry_s']:.1f} s); built in one batch in {p['build_s']:.1f} s"

@@ -233,7 +233,7 @@ def test_readme_setup_has_exactly_the_two_commands() -> None:
     blocks = re.findall(r"```bash\n(.*?)```", setup, re.S)
     assert [b.strip() for b in blocks] == [
         "pip install -e . && python -m gpuops demo",
-        'pip install -e ".[test,nvrtc,jit]" && GPUOPS_REQUIRE_NVRTC=1 python -m pytest -q',
+        'pip install -e ".[test,nvrtc,jit]" && GPUOPS_REQUIRE_NVRTC=1 python -m pytest -q -n auto',
     ]
     assert all(b.count("\n") == 1 for b in blocks)
     assert ".[cuda12]" in setup and ".[cuda13]" in setup

@@ -693,3 +693,11 @@ def test_mvn_takes_integer_axes_of_numpy(axes: Any, norm: tuple[int, ...]) -> No
     x = (np.random.default_rng(31).standard_normal((2, 3, 4, 5)) * 3).astype(np.float32)
     got = ov.mvn(x, axes, True, 1e-6, "inside_sqrt")
     np.testing.assert_allclose(got.astype(np.float64), _mvn_reference(x, norm, 1e-6), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [("2", 3), (2.7, 3), (True, 3), (np.float32(2), 3), "23"])
+def test_broadcast_shape_takes_integer_dimensions_only(bad: object) -> None:
+    """``int()`` would turn "2", 2.7 and True into dimensions; OpenVINO's shapes are integers (issue 31)."""
+    with pytest.raises(TypeError, match="a_shape must be a sequence of integers"):
+        ov.broadcast_shape(bad, (3,))  # type: ignore[arg-type]
+    assert ov.broadcast_shape((np.int64(2), 3), (3,)) == (2, 3)

@@ -179,7 +179,21 @@ def broadcast_shape(
     where = "openvino.broadcast_shape"
     mode = _mode(auto_broadcast, where)
     axis = _check_axis(axis, mode, where)
-    return _layout(tuple(int(s) for s in a_shape), tuple(int(s) for s in b_shape), mode, axis, where)[0]
+    return _layout(_dims(a_shape, f"{where}: a_shape"), _dims(b_shape, f"{where}: b_shape"), mode, axis, where)[0]
+
+
+def _dims(shape: Sequence[int], what: str) -> tuple[int, ...]:
+    """A shape's dimensions as ints: integers only (Python or NumPy; not bool, float or str, which ``int()``
+    would turn into a dimension), none negative."""
+    if isinstance(shape, str | bytes) or not isinstance(shape, Sequence | np.ndarray):
+        raise TypeError(f"{what} must be a sequence of integers (got {shape!r})")
+    dims = list(shape)
+    bad = [d for d in dims if not isinstance(d, int | np.integer) or isinstance(d, bool | np.bool_)]
+    if bad:
+        raise TypeError(f"{what} must be a sequence of integers; {bad[0]!r} ({type(bad[0]).__name__}) is not one")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"{what} has a negative dimension: {tuple(int(d) for d in dims)}")
+    return tuple(int(d) for d in dims)
 
 
 def _supported(device: Device, op: str, dt: DataType, where: str) -> None:

@@ -23,6 +23,13 @@ def conformance_report(request: pytest.FixtureRequest) -> dict[str, str]:
     return request.config.stash.setdefault(_TABLES, {})
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under pytest-xdist the tables are a worker's: ``tests/conftest.py`` sends them to the controller, which
+    prints them (this conftest is not loaded there)."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.gpuops_conformance_tables = dict(session.config.stash.get(_TABLES, {}))  # type: ignore[attr-defined]
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     for backend, table in config.stash.get(_TABLES, {}).items():
         terminalreporter.section(f"ONNX node conformance ({backend})")
