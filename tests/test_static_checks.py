@@ -28,3 +28,21 @@ def test_mypy_is_clean(tmp_path: Path) -> None:
 def test_ruff_is_clean(command: tuple[str, ...]) -> None:
     done = _run("ruff", *command, "--no-cache", ".")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject.toml lists packages by name (setuptools' ``packages``): a new subpackage missing from the list is
+    absent from a wheel or non-editable install, though every test run from the tree finds it."""
+    import re
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^\[tool\.setuptools\]\npackages = \[(.*?)\]", text, re.M | re.S)
+    assert block, "pyproject.toml has no [tool.setuptools] packages list"
+    listed = set(re.findall(r'"([\w.]+)"', block.group(1)))
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for top in ("descriptors", "gpuops")
+        for p in (ROOT / top).rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found == listed, {"not listed": sorted(found - listed), "listed, not a package": sorted(listed - found)}
