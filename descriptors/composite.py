@@ -9,6 +9,11 @@ A part's input tensor states the sizes it reads at. A value read at larger sizes
 read at the input's sizes, a per-channel ScaleTensor) is broadcast: its size-1 dimensions get stride 0
 (``TensorDesc.read_as``). Pure data: ``gpuops.graph_plan.plan_composite`` plans it like a graph (element-wise
 parts fused into the reductions they feed or follow), and every backend runs that plan.
+
+The parts' descriptor classes come from :data:`DESC_CLASS_BY_NAME`, which ``descriptors.descs`` fills when it makes
+the classes: the composite rows are part of the op table the classes are made from, so ``ops/composite.py``
+cannot import ``descs`` without an import circle. No descriptor exists before ``descs`` has run, so the mapping is
+complete whenever a composite descriptor is decomposed.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ from typing import Any
 from .enums import DataType
 from .tensor import TensorDesc
 
-__all__ = ["Part", "compute_type", "packed"]
+__all__ = ["DESC_CLASS_BY_NAME", "Part", "compute_type", "packed"]
 
 Read = tuple[str, int]
+
+#: The descriptor class of each op-table row, by row name (``"REDUCE"``): filled by ``descriptors.descs``.
+DESC_CLASS_BY_NAME: dict[str, type[Any]] = {}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,11 +30,13 @@ from .ops.reduce import REDUCE_HELPERS, REDUCE_ROWS
 from .ops.scan import SCAN_ROWS
 from .ops.unary import UNARY_HELPERS, UNARY_ROWS
 from .schema import NO_DEFAULT, ElementwiseRow, Family, OpRow, ReductionRow
+from .spelling import OperatorNames
 
 __all__ = [
     "COMPOSITE_ROWS",
     "ELEMENTWISE_ROWS",
     "HELPERS",
+    "OPERATOR_NAMES",
     "OP_MODULES",
     "OUT_OF_TREE_ROWS",
     "REDUCTION_ROWS",
@@ -177,12 +179,13 @@ OperatorType = enum.Enum(  # type: ignore[misc]
 OperatorType.__doc__ = "DML_OPERATOR_TYPE names without the prefix, plus gpuops extensions."
 OperatorType.__module__ = "descriptors"
 
+#: The operator-name parser over ``OperatorType`` (``descriptors.names`` offers its answers as functions).
+OPERATOR_NAMES: OperatorNames[OperatorType] = OperatorNames(OperatorType)
+
 
 def row_of(op: OperatorType | str | object) -> OpRow:
     """The op-table row of an operator: an ``OperatorType``, a descriptor class, or a name in any spelling
     ``descriptors.names.operator_type`` reads (``"ELEMENT_WISE_ADD"``, ``"add"``, ``"sub"``)."""
     if isinstance(op, str) and op in ROW_BY_NAME:  # the common case, without the parser
         return ROW_BY_NAME[op]
-    from .names import operator_type
-
-    return ROW_BY_NAME[operator_type(op).name]
+    return ROW_BY_NAME[OPERATOR_NAMES.operator_type(op).name]

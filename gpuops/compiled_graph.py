@@ -28,7 +28,7 @@ from descriptors import ExecutionFlags, GraphDesc, TensorDesc
 from descriptors.graph import ConstantNode
 
 from .binding import BindingPlan, Slot
-from .device import CompiledOperator
+from .compiled_operator import CompiledOperator
 from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, composite_graph, plan_graph
 from .lowering import FusedLowering, lower
 
@@ -147,6 +147,16 @@ class CompiledGraph(CompiledOperator):
         ins = tuple(next(iter(graph.input_tensors(g)), None) for g in range(graph.input_count))
         return ins, tuple(graph.output_tensor(g) for g in range(graph.output_count))
 
+    def _input_readers(self, k: int, t: TensorDesc) -> tuple[TensorDesc, ...]:
+        """Each node input graph input ``k`` feeds (DirectML: one buffer, each reader with its own ``TensorDesc``;
+        one data type and sizes, strides may differ), in an order that does not depend on the order of the graph's
+        input edges; ``t`` when it feeds none."""
+        tensors = set(self.graph.input_tensors(k)) or {t}
+        # Packed first, then the largest buffer, then by strides: a layout every edge order agrees on.
+        return tuple(
+            sorted(tensors, key=lambda r: (not r.is_packed, -(r.total_tensor_size_in_bytes or 0), r.element_strides))
+        )
+
     @property
     def kernel_count(self) -> int:
         """Kernels one ``execute`` launches: one per fused group (with the reduction it feeds or follows, on the
@@ -264,6 +274,10 @@ class CompiledComposite(CompiledGraph):
 
     def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
         return self.desc.input_tensors, self.desc.output_tensors
+
+    def _input_readers(self, k: int, t: TensorDesc) -> tuple[TensorDesc, ...]:
+        """Bound as the operator is: input ``k``'s buffer is read through ``t``."""
+        return (t,)
 
     @property
     def launch_path(self) -> str:

@@ -8,8 +8,8 @@ validates the descriptor at the device's feature level (``IDMLDevice::CreateOper
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Iterable
 
 from descriptors import (
     DataType,
@@ -20,23 +20,18 @@ from descriptors import (
     OperatorDesc,
     OperatorSupport,
     OperatorType,
-    TensorDesc,
     TensorFlags,
     operator_support,
     validate,
     validate_graph,
 )
 from descriptors.float_range import show_number
-from descriptors.schema import OpRow
 
 from . import backends
 from .backends.base import Backend
-from .binding import BindingPlan
-from .codegen import KernelSpec
-from .codegen.reduce import ReductionSpec
-from .codegen.scan import ScanSpec
+from .compiled_graph import CompiledComposite, CompiledGraph
+from .compiled_operator import CompiledOperator  # gpuops.device.CompiledOperator as before (defined lower)
 from .errors import BindingError, UnsupportedError
-from .lowering import lower
 
 __all__ = ["BACKEND_FEATURE_LEVEL", "CompiledOperator", "Device", "Operator"]
 
@@ -153,8 +148,6 @@ class Device:
                     "operator initializer, so bind the data at execution without the flag"
                 )
         if desc.row.is_composite:  # softmax, mean-variance normalization: a plan of other operators
-            from .compiled_graph import CompiledComposite
-
             return CompiledComposite(self, operator, _execution_flags(flags))
         return CompiledOperator(self, operator, _execution_flags(flags))
 
@@ -172,8 +165,6 @@ class Device:
                     f"compile_graph: nodes[{i}] has an OWNED_BY_DML tensor; gpuops has no operator initializer, so "
                     "bind the data at execution without the flag"
                 )
-        from .compiled_graph import CompiledGraph
-
         return CompiledGraph(self, graph_desc, _execution_flags(flags))
 
 
@@ -213,121 +204,10 @@ class Operator:
         return f"Operator({self.desc.row.name})"
 
 
-class CompiledOperator:
-    """A lowered operator (``IDMLCompiledOperator``): its kernel, its source, ``execute``.
-
-    Compiling is two steps: :func:`gpuops.lowering.lower` reads the descriptor against its op-table row,
-    and the device's backend compiles that :class:`~gpuops.lowering.Lowering` into a kernel
-    (``gpuops.backends.base``). Nothing here depends on which backend it is."""
-
-    #: The backend's convenience call for the common case (``numpy_backend.fast_paths``): returns None for
-    #: any call it leaves to ``gpuops.convenience.call``.
-    _fast_call: Callable[[Sequence[Any], Any], Any] | None = None
-
-    def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
-        self.device = device
-        self.operator = operator
-        self.flags = flags
-        desc = operator.desc
-        self.row: OpRow = desc.row
-        self.lowering = lower(desc)
-        backend = device.backend_impl
-        self._backend = backend
-        self._kernel = backend.compile(self.lowering)
-        self._binding = BindingPlan(
-            desc,
-            self.row,
-            backend.array_type,
-            backend.pointer,
-            backend.may_overlap,
-            backend.name,
-            host=backend.binds_host_memory,
-        )
-        # A backend's specialised ``execute`` for the common call (``numpy_backend.fast_paths``), which hands
-        # anything else to the general path below; installed on the instance, so a call costs no extra frame.
-        fast = getattr(backend, "fast_paths", None)
-        paths = fast(self._kernel, self.lowering, self._binding, self._general_execute()) if fast else None
-        if paths is not None:
-            self.execute = paths.execute  # type: ignore[method-assign]
-            self._fast_call = paths.call
-
-    def _general_execute(self) -> Callable[[Sequence[Any], Sequence[Any]], None]:
-        """:meth:`execute` as a function of the binding and the kernel only (no reference back to ``self``)."""
-        unwrap, check, kernel = self._backend.unwrap, self._binding.check, self._kernel
-
-        def execute(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
-            ins, outs, aliased = check(unwrap(inputs), unwrap(outputs))
-            kernel(ins, outs, aliased)
-
-        return execute
-
-    @property
-    def desc(self) -> OperatorDesc:
-        return self.operator.desc
-
-    @property
-    def dtypes(self) -> Mapping[str, DataType]:
-        """Tensor role -> data type."""
-        return self.lowering.dtypes
-
-    @property
-    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
-        """The generated CuPy kernel's parts (``codegen``), on every backend."""
-        return self.lowering.spec
-
-    @property
-    def kernel_name(self) -> str:
-        return self.spec.name
-
-    @property
-    def operator_name(self) -> str:
-        """The DirectML operator (``"ELEMENT_WISE_ADD"``); ``"GRAPH"`` for a compiled graph."""
-        return self.row.name
-
-    @property
-    def launch_path(self) -> str:
-        """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
-        ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
-        (gpuops' own kernels, ``gpuops.layout.launch_plan``), ``"elementwise"`` (CuPy's
-        ``ElementwiseKernel``), ``"reduction"``, ``"two-pass reduction"`` or ``"scan"`` (CUMULATIVE_SUMMATION's
-        ``ElementwiseKernel`` over lines)."""
-        return self._kernel.launch_path
-
-    @property
-    def kernel_count(self) -> int:
-        """Kernels one ``execute`` launches: 1, or 2 for a two-pass reduction."""
-        return 2 if self.launch_path == "two-pass reduction" else 1
-
-    @property
-    def kernel_source(self) -> str:
-        """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
-        return self.spec.source
-
-    def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
-        """The tensor each ``execute`` input describes (None for an absent optional one), and each output's."""
-        return self.desc.input_tensors, self.desc.output_tensors
-
-    def __call__(self, *inputs: Any, out: Any = None) -> Any:
-        """The convenience call (``gpuops.convenience``): arrays shaped like the tensors (or flat buffers) in,
-        outputs allocated with the padding DirectML needs and returned shaped like the output tensors (one bare,
-        several as a tuple); ``out=`` to write into arrays of your own. ``execute`` stays the zero-copy path."""
-        fast = self._fast_call
-        if fast is not None:
-            result = fast(inputs, out)
-            if result is not None:
-                return result
-        from .convenience import call
-
-        return call(self, inputs, out)
-
-    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
-        """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
-        unwrap = self._backend.unwrap
-        inputs, outputs, aliased = self._binding.check(unwrap(inputs), unwrap(outputs))
-        self._kernel(inputs, outputs, aliased)
-
-    def __repr__(self) -> str:
-        return f"CompiledOperator({self.row.name}, kernel={self.spec.name}, backend={self.device.backend})"
+@functools.cache
+def default_device() -> Device:
+    """The device front-end calls use without ``device=``: ``Device("auto")``, made once."""
+    return Device("auto")
 
 
 # Re-exported for callers that catch binding problems from this module.

@@ -23,6 +23,7 @@ from descriptors import DataType, OperatorDesc, TensorDesc
 from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow, ScanRow
 
 from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec, scalar_params
+from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
@@ -262,8 +263,6 @@ class FusedLowering:
 
     @functools.cached_property
     def spec(self) -> KernelSpec:
-        from .codegen.graph import fused_kernel_spec
-
         return fused_kernel_spec(self.step, self.nodes)
 
     @property
@@ -272,8 +271,6 @@ class FusedLowering:
 
     @functools.cached_property
     def scalars(self) -> dict[str, Any]:
-        from .codegen.graph import fused_scalars
-
         return fused_scalars(self.nodes)
 
     @functools.cached_property

@@ -20,6 +20,7 @@ import dask  # noqa: E402
 import gpuops  # noqa: E402
 import gpuops.dask as gd  # noqa: E402
 from gpuops import ActivationReluOperatorDesc, DataType  # noqa: E402
+from gpuops.dask import _runtime, blockwise  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -82,8 +83,10 @@ def test_a_compiled_graph_blockwise_is_one_kernel_per_chunk() -> None:
     assert y.dtype == np.float32
     ref = (np.maximum((a.astype(np.float64) * 0.5 + b).astype(np.float32), 0).astype(np.float64) * a).astype(np.float32)
     np.testing.assert_allclose(y.compute(), ref, rtol=1e-6, atol=1e-6)
-    graph, _, _ = gd._graph(
-        gd._GraphSpec(lambda g, x, bias: g.relu(x * 0.5 + bias) * x, "t"), ((97, 45), (45,)), (DataType.FLOAT32,) * 2
+    graph, _, _ = blockwise._graph(
+        blockwise._GraphSpec(lambda g, x, bias: g.relu(x * 0.5 + bias) * x, "t"),
+        ((97, 45), (45,)),
+        (DataType.FLOAT32,) * 2,
     )
     assert gpuops.Device("numpy").compile_graph(graph).kernel_count == 1
 
@@ -130,16 +133,14 @@ def test_what_travels_pickles_and_compiles_once_per_shape() -> None:
     y = gd.map_operator("add", x, x)
     graph = dict(y.__dask_graph__())
     pickle.loads(pickle.dumps(graph))  # descriptors and fields only: no compiled kernels
-    from gpuops.dask import _runtime
-
-    _runtime._compiled_exact.cache_clear()  # the cache behind gd._compiled, keyed by exact descriptor bits
+    _runtime._compiled_exact.cache_clear()  # the cache behind _runtime.compiled, keyed by exact descriptor bits
     y.compute()
     assert _runtime._compiled_exact.cache_info().currsize == 2  # chunk shapes (30, 10) and (10, 10)
 
 
 def test_chunks_of_another_type_are_refused() -> None:
     with pytest.raises(TypeError, match=r"numpy\.ndarray chunks"):
-        gd._backend_of([np.ma.masked_array([1.0])])
+        _runtime.backend_of([np.ma.masked_array([1.0])])
 
 
 def test_cupy_chunks_run_on_cupy() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..composite import Part, compute_type, packed
+from ..composite import DESC_CLASS_BY_NAME, Part, compute_type, packed
 from ..enums import AxisDirection, DataType, FeatureLevel, ReduceFunction
 from ..errors import count
 from ..schema import CompositeRow, Domain, Family, Field, FieldKind, Tier, types
@@ -89,13 +89,11 @@ class _Plan:
     """Builds the parts of one composite: ``add`` returns the new part's read."""
 
     def __init__(self) -> None:
-        from ..descs import desc_class  # the descriptor classes come from the table this module is part of
-
-        self.cls = desc_class
         self.parts: list[Part] = []
 
     def add(self, name: str, reads: tuple[tuple[str, int] | None, ...], **fields: Any) -> tuple[str, int]:
-        self.parts.append(Part(self.cls(name)(**fields), reads))
+        # The classes come from the table this module is part of: descriptors.descs hands them down.
+        self.parts.append(Part(DESC_CLASS_BY_NAME[name](**fields), reads))
         return ("part", len(self.parts) - 1)
 
     def computed(self, read: tuple[str, int], tensor: Any, ct: DataType) -> tuple[tuple[str, int], Any]:

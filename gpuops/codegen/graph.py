@@ -7,24 +7,54 @@ float16 at the node boundary exactly as when the nodes run one by one, and read 
 compute type. External inputs are ``i<n>``, materialized values ``o<m>``. The kernel is built with
 ``--fmad=false``: a multiply in one node and an add in the next must not contract into an FMA that running
 the nodes one by one would not do.
+
+Each node comes as a :class:`NodeLowering`: what this module reads of ``gpuops.lowering.Lowering`` (which builds
+its fused kernels here, so this module does not import it).
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from descriptors import DataType
 from descriptors.optable import HELPERS
+from descriptors.schema import ElementwiseRow, OpRow, ReductionRow
 
 from ..graph_plan import FusedStep
-from ..lowering import Lowering
 from . import C_TYPES, PARAM_TYPES, KernelSpec, node_body
 from .reduce import Epilogue, Prologue, ReductionSpec, reduction_kernel_spec
 
-__all__ = ["FMAD_OFF", "fused_kernel_spec", "fused_reduction_spec", "fused_scalars"]
+__all__ = ["FMAD_OFF", "NodeLowering", "fused_kernel_spec", "fused_reduction_spec", "fused_scalars"]
 
 FMAD_OFF = ("--fmad=false",)
+
+
+class NodeLowering(Protocol):
+    """One node as the fused kernels read it: ``gpuops.lowering.Lowering`` (an element-wise node, or the
+    reduction of a ``FusedReduceStep``)."""
+
+    @property
+    def row(self) -> OpRow: ...
+    @property
+    def dtypes(self) -> Mapping[str, DataType]: ...
+    @property
+    def variant(self) -> str | None: ...
+    @property
+    def elementwise_row(self) -> ElementwiseRow: ...
+    @property
+    def reduction_row(self) -> ReductionRow: ...
+    @property
+    def has_scale_bias(self) -> bool: ...
+    @property
+    def fused(self) -> ElementwiseRow | None: ...
+    @property
+    def scalars(self) -> dict[str, Any]: ...
+    @property
+    def scalar_types(self) -> tuple[tuple[str, DataType], ...]: ...
+    @property
+    def elementwise_spec(self) -> KernelSpec: ...
 
 
 def _scalar_name(k: int, name: str, prefix: str = "n") -> str:
@@ -35,17 +65,17 @@ def _short(name: str) -> str:
     return name.removeprefix("ELEMENT_WISE_").removeprefix("ACTIVATION_").lower()
 
 
-def fused_scalars(lowerings: Sequence[Lowering], prefix: str = "n") -> dict[str, object]:
+def fused_scalars(lowerings: Sequence[NodeLowering], prefix: str = "n") -> dict[str, object]:
     """The fused kernel's scalar arguments: each node's (``Lowering.scalars``), renamed ``n<k>_<name>`` (an
     epilogue's ``e<k>_<name>``, so that a reduction's prologue and epilogue never share a name)."""
     return {_scalar_name(k, n, prefix): v for k, low in enumerate(lowerings) for n, v in low.scalars.items()}
 
 
-def _scalars(lowerings: Sequence[Lowering], prefix: str = "n") -> list[tuple[str, DataType]]:
+def _scalars(lowerings: Sequence[NodeLowering], prefix: str = "n") -> list[tuple[str, DataType]]:
     return [(_scalar_name(k, n, prefix), t) for k, low in enumerate(lowerings) for n, t in low.scalar_types]
 
 
-def _bodies(step: FusedStep, lowerings: Sequence[Lowering], prefix: str = "n") -> tuple[list[str], list[str]]:
+def _bodies(step: FusedStep, lowerings: Sequence[NodeLowering], prefix: str = "n") -> tuple[list[str], list[str]]:
     """Each node's statements in a block of its own, its value in ``v<k>``; and the helpers they call."""
     lines: list[str] = []
     helpers: list[str] = []
@@ -67,7 +97,7 @@ def _bodies(step: FusedStep, lowerings: Sequence[Lowering], prefix: str = "n") -
 
 
 def _device_function(
-    kind: str, step: FusedStep, lowerings: Sequence[Lowering], params: Sequence[tuple[str, DataType]], prefix: str
+    kind: str, step: FusedStep, lowerings: Sequence[NodeLowering], params: Sequence[tuple[str, DataType]], prefix: str
 ) -> tuple[str, str, DataType, tuple[str, ...]]:
     """A fused group as a ``__device__`` function of ``params`` returning its one output value: (name, text,
     return type, helpers)."""
@@ -83,10 +113,10 @@ def _device_function(
 
 def fused_reduction_spec(
     prologue: FusedStep | None,
-    prologue_nodes: Sequence[Lowering],
-    reduce: Lowering,
+    prologue_nodes: Sequence[NodeLowering],
+    reduce: NodeLowering,
     epilogue: FusedStep | None = None,
-    epilogue_nodes: Sequence[Lowering] = (),
+    epilogue_nodes: Sequence[NodeLowering] = (),
 ) -> ReductionSpec:
     """The ``ReductionKernel`` of a reduction with fused groups around it (``graph_plan.FusedReduceStep``).
 
@@ -116,7 +146,7 @@ def fused_reduction_spec(
     return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, reduce.variant, before, after)
 
 
-def fused_kernel_spec(step: FusedStep, lowerings: Sequence[Lowering]) -> KernelSpec:
+def fused_kernel_spec(step: FusedStep, lowerings: Sequence[NodeLowering]) -> KernelSpec:
     """The ``ElementwiseKernel`` parts (and, for one output, the flat/rows source) of a fused group."""
     in_roles = tuple(f"i{n}" for n in range(len(step.inputs)))
     out_roles = tuple(f"o{m}" for m in range(len(step.outputs)))

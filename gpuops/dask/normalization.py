@@ -22,7 +22,7 @@ import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
 
-from . import map_graph
+from .blockwise import map_graph
 from .reductions import checked_axes, reduce
 
 __all__ = ["log_softmax", "mean_variance_normalization", "softmax"]

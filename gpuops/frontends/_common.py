@@ -16,13 +16,11 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-import ml_dtypes
-import numpy as np
-
 from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
 from descriptors.exact import Exact
 
-from ..device import CompiledOperator, Device
+from ..arrays import return_like
+from ..device import CompiledOperator, Device, default_device
 
 __all__ = [
     "Arrays",
@@ -40,12 +38,6 @@ __all__ = [
     "tensor",
     "to_backend",
 ]
-
-
-@functools.cache
-def default_device() -> Device:
-    """The device front-end calls use without ``device=``: ``Device("auto")``, made once."""
-    return Device("auto")
 
 
 def is_emulator_array(x: object) -> bool:
@@ -202,19 +194,3 @@ def cast(device: Device, x_in: object, target: DataType, where: str) -> Any:
     if 0 not in x.shape:
         run(device, desc_class("CAST")(tensor(src, x.shape), tensor(target, x.shape)), [x], out)
     return return_like(x_in, out)
-
-
-def return_like(template: object, out: Any) -> Any:
-    """``out`` as the kind of array the caller passed (a torch tensor for a torch tensor), without a copy. A
-    NumPy array goes through ``torch.from_numpy`` (bfloat16 as its 16-bit integer view, which NumPy's DLPack
-    export does not know); a device array through DLPack."""
-    module = type(template).__module__.split(".")[0]
-    if module != "torch":
-        return out
-    import torch
-
-    if isinstance(out, np.ndarray):
-        if out.dtype == ml_dtypes.bfloat16:
-            return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
-        return torch.from_numpy(out)
-    return torch.from_dlpack(out)

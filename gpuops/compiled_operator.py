@@ -1,0 +1,147 @@
+"""``CompiledOperator``: a lowered operator (``IDMLCompiledOperator``): its kernel, its source, ``execute``.
+
+Made by ``Device.compile_operator`` (``gpuops.device``, which re-exports it). It lives in a module of its own,
+under both ``gpuops.compiled_graph`` (whose compiled graphs and composites subclass it) and ``gpuops.device``
+(which makes all three), so that those two do not import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from descriptors import DataType, ExecutionFlags, OperatorDesc, TensorDesc
+from descriptors.schema import OpRow
+
+from .arrays import call
+from .binding import BindingPlan
+from .codegen import KernelSpec
+from .codegen.reduce import ReductionSpec
+from .codegen.scan import ScanSpec
+from .lowering import lower
+
+if TYPE_CHECKING:
+    from .device import Device, Operator
+
+__all__ = ["CompiledOperator"]
+
+
+class CompiledOperator:
+    """A lowered operator (``IDMLCompiledOperator``): its kernel, its source, ``execute``.
+
+    Compiling is two steps: :func:`gpuops.lowering.lower` reads the descriptor against its op-table row,
+    and the device's backend compiles that :class:`~gpuops.lowering.Lowering` into a kernel
+    (``gpuops.backends.base``). Nothing here depends on which backend it is."""
+
+    #: The backend's convenience call for the common case (``numpy_backend.fast_paths``): returns None for
+    #: any call it leaves to ``gpuops.convenience.call``.
+    _fast_call: Callable[[Sequence[Any], Any], Any] | None = None
+
+    def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
+        self.device = device
+        self.operator = operator
+        self.flags = flags
+        desc = operator.desc
+        self.row: OpRow = desc.row
+        self.lowering = lower(desc)
+        backend = device.backend_impl
+        self._backend = backend
+        self._kernel = backend.compile(self.lowering)
+        self._binding = BindingPlan(
+            desc,
+            self.row,
+            backend.array_type,
+            backend.pointer,
+            backend.may_overlap,
+            backend.name,
+            host=backend.binds_host_memory,
+        )
+        # A backend's specialised ``execute`` for the common call (``numpy_backend.fast_paths``), which hands
+        # anything else to the general path below; installed on the instance, so a call costs no extra frame.
+        fast = getattr(backend, "fast_paths", None)
+        paths = fast(self._kernel, self.lowering, self._binding, self._general_execute()) if fast else None
+        if paths is not None:
+            self.execute = paths.execute  # type: ignore[method-assign]
+            self._fast_call = paths.call
+
+    def _input_readers(self, k: int, t: TensorDesc) -> tuple[TensorDesc, ...]:
+        """Every tensor input ``k``'s buffer (described by ``t``) is read through, in the order the convenience
+        call lays an array out by: an operator reads it through ``t`` alone (a compiled graph through each node
+        input it feeds)."""
+        return (t,)
+
+    def _general_execute(self) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+        """:meth:`execute` as a function of the binding and the kernel only (no reference back to ``self``)."""
+        unwrap, check, kernel = self._backend.unwrap, self._binding.check, self._kernel
+
+        def execute(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+            ins, outs, aliased = check(unwrap(inputs), unwrap(outputs))
+            kernel(ins, outs, aliased)
+
+        return execute
+
+    @property
+    def desc(self) -> OperatorDesc:
+        return self.operator.desc
+
+    @property
+    def dtypes(self) -> Mapping[str, DataType]:
+        """Tensor role -> data type."""
+        return self.lowering.dtypes
+
+    @property
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
+        """The generated CuPy kernel's parts (``codegen``), on every backend."""
+        return self.lowering.spec
+
+    @property
+    def kernel_name(self) -> str:
+        return self.spec.name
+
+    @property
+    def operator_name(self) -> str:
+        """The DirectML operator (``"ELEMENT_WISE_ADD"``); ``"GRAPH"`` for a compiled graph."""
+        return self.row.name
+
+    @property
+    def launch_path(self) -> str:
+        """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
+        ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
+        (gpuops' own kernels, ``gpuops.layout.launch_plan``), ``"elementwise"`` (CuPy's
+        ``ElementwiseKernel``), ``"reduction"``, ``"two-pass reduction"`` or ``"scan"`` (CUMULATIVE_SUMMATION's
+        ``ElementwiseKernel`` over lines)."""
+        return self._kernel.launch_path
+
+    @property
+    def kernel_count(self) -> int:
+        """Kernels one ``execute`` launches: 1, or 2 for a two-pass reduction."""
+        return 2 if self.launch_path == "two-pass reduction" else 1
+
+    @property
+    def kernel_source(self) -> str:
+        """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
+        return self.spec.source
+
+    def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
+        """The tensor each ``execute`` input describes (None for an absent optional one), and each output's."""
+        return self.desc.input_tensors, self.desc.output_tensors
+
+    def __call__(self, *inputs: Any, out: Any = None) -> Any:
+        """The convenience call (``gpuops.convenience``): arrays shaped like the tensors (or flat buffers) in,
+        outputs allocated with the padding DirectML needs and returned shaped like the output tensors (one bare,
+        several as a tuple); ``out=`` to write into arrays of your own. ``execute`` stays the zero-copy path."""
+        fast = self._fast_call
+        if fast is not None:
+            result = fast(inputs, out)
+            if result is not None:
+                return result
+        return call(self, inputs, out)
+
+    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+        """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
+        unwrap = self._backend.unwrap
+        inputs, outputs, aliased = self._binding.check(unwrap(inputs), unwrap(outputs))
+        self._kernel(inputs, outputs, aliased)
+
+    def __repr__(self) -> str:
+        return f"CompiledOperator({self.row.name}, kernel={self.spec.name}, backend={self.device.backend})"
