@@ -38,11 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-import math
 from collections.abc import Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from descriptors import DataType, DescriptorError, FeatureLevel, GraphDesc, TensorDesc, desc_class, dtype_combinations
@@ -53,6 +51,7 @@ from descriptors.schema import FieldKind, OpRow
 from descriptors.validate import validate
 
 from .errors import count
+from .graph_numbers import ConstantConversionError, allowed, array_as, is_number, number_as
 
 __all__ = ["OPERATORS", "ConstantConversionError", "GraphBuilder", "Value"]
 
@@ -64,148 +63,6 @@ def _method_names() -> dict[str, OpRow]:
 
 OPERATORS: dict[str, OpRow] = _method_names()
 _METHOD: dict[str, str] = {row.name: method for method, row in OPERATORS.items()}  # "ELEMENT_WISE_ADD" -> "add"
-
-
-class ConstantConversionError(DescriptorError):
-    """A number (or a constant's data) that does not convert exactly to the data type it must take
-    (``GraphBuilder`` states the rule). A ``DescriptorError``, so a ``ValueError``; ``field`` names the
-    operand (``"b_tensor"``) or ``"data"``."""
-
-
-# -- numbers into data types ---------------------------------------------------------------------------
-
-
-def _allowed(dt: DataType) -> str:
-    """What a number operand of data type ``dt`` may be, for messages."""
-    if dt is DataType.BOOL:
-        return "BOOL takes 0 or 1 (False or True)"
-    if dt.is_float:
-        big = float(ml_dtypes.finfo(dt.numpy_dtype).max)
-        return (
-            f"{dt.name} takes any number, rounded to nearest (even), NaN and ±inf as they are; a finite number "
-            f"that would round to ±inf is refused (the largest finite {dt.name} is {big:.8g})"
-        )
-    info = np.iinfo(dt.numpy_dtype)
-    return f"{dt.name} takes integers (or floats with an integral value) in [{info.min}, {info.max}]"
-
-
-def _odd64(v: int) -> float:
-    """``v`` as a float64 rounded to odd (an exact one unchanged; OverflowError beyond float64), so that one more
-    round-to-nearest to a float of at most 51 bits of precision rounds ``v`` correctly (no double rounding)."""
-    d = float(v)
-    if int(d) == v:
-        return d
-    other = math.nextafter(d, math.inf if int(d) < v else -math.inf)
-    return d if int(np.array(d).view(np.int64)) & 1 else other
-
-
-def _float32_odd(d: np.ndarray) -> np.ndarray:
-    """float64 ``d`` rounded to odd in float32 (inexact results get an odd last bit), for one correct rounding on
-    to bfloat16 (ml_dtypes converts float64 through float32, rounding twice)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        f = d.astype(np.float32).reshape(-1)
-    flat = d.reshape(-1)
-    fix = np.isfinite(f) & (f.astype(np.float64) != flat) & ((f.view(np.uint32) & 1) == 0)
-    if fix.any():
-        toward = np.where(flat[fix] > f[fix], np.float32(np.inf), np.float32(-np.inf)).astype(np.float32)
-        f[fix] = np.nextafter(f[fix], toward)
-    return f.reshape(d.shape)
-
-
-def _round_float(d: np.ndarray, dt: DataType) -> np.ndarray:
-    """float64 ``d`` rounded to nearest (even) in the float type ``dt``, once; overflow gives ±inf (checked by
-    the caller)."""
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        if dt is DataType.BFLOAT16:
-            return _float32_odd(d).astype(dt.numpy_dtype)
-        return d.astype(dt.numpy_dtype)
-
-
-def _is_number(x: object) -> bool:
-    """A Python bool, int or float, or a NumPy scalar of a dtype some DataType has (ml_dtypes' bfloat16 too)."""
-    if isinstance(x, bool | int | float):
-        return True
-    if isinstance(x, np.generic):
-        try:
-            DataType.from_numpy(x.dtype)
-        except TypeError:
-            return False
-        return True
-    return False
-
-
-def _number_as(value: object, dt: DataType) -> tuple[np.ndarray | None, str]:
-    """``value`` (``_is_number``) as a one-element array of ``dt`` when it converts exactly (the rule of
-    ``GraphBuilder``), else None and why not."""
-    # float(): exact for every float DataType
-    v: int | float = int(value) if isinstance(value, bool | np.bool_ | int | np.integer) else float(value)  # type: ignore[arg-type]
-    if dt is DataType.BOOL:
-        if v == 0 or v == 1:
-            return np.array([v == 1], np.bool_), ""
-        return None, "it is neither 0 nor 1"
-    if not dt.is_float:
-        if isinstance(v, float):
-            if not math.isfinite(v) or not v.is_integer():
-                return None, "it is not an integer"
-            v = int(v)
-        info = np.iinfo(dt.numpy_dtype)
-        if not info.min <= v <= info.max:
-            return None, f"it is outside {dt.name}'s range"
-        return np.array([v], dt.numpy_dtype), ""
-    try:
-        d = v if isinstance(v, float) else float(v) if dt is DataType.FLOAT64 else _odd64(v)
-    except OverflowError:
-        return None, "it is beyond even float64's range"
-    out = _round_float(np.array([d], np.float64), dt)
-    if math.isfinite(d) and not np.isfinite(out[0]):
-        return None, f"it would round to {'-' if d < 0 else ''}inf in {dt.name}"
-    return out, ""
-
-
-def _array_as(arr: np.ndarray, dt: DataType) -> tuple[np.ndarray | None, str]:
-    """A numeric array as ``dt`` when every element converts exactly (the rule of ``GraphBuilder``), else None and
-    the first element that does not, and why."""
-    src = DataType.from_numpy(arr.dtype)
-    if src is dt:
-        return arr, ""
-    flat = arr.reshape(-1)
-
-    def first(bad: np.ndarray, why: str) -> tuple[None, str]:
-        k = int(np.flatnonzero(bad)[0])
-        index = ", ".join(str(int(i)) for i in np.unravel_index(k, arr.shape))
-        where = f"element [{index}]" if arr.ndim else "the value"
-        return None, f"{where}, {flat[k].item()!r}, {why}"
-
-    if not dt.is_float:  # integers and BOOL: integral values in range, converted exactly
-        values = flat.astype(np.float64) if src.is_float else flat
-        if src.is_float:
-            with np.errstate(invalid="ignore"):
-                bad = ~np.isfinite(values) | (values != np.trunc(values))
-            if bad.any():
-                return first(bad, "is not an integer")
-        lo, hi = (
-            (0, 1) if dt is DataType.BOOL else (int(np.iinfo(dt.numpy_dtype).min), int(np.iinfo(dt.numpy_dtype).max))
-        )
-        if src.is_float:  # lo and hi + 1 are powers of two (or 0, 2): exact in float64
-            bad = (values < lo) | (values >= hi + 1)
-        else:
-            bad = (values < lo) | (values > hi) if src is not DataType.BOOL else np.zeros(flat.shape, bool)
-        if bad.any():
-            return first(bad, f"is outside {dt.name}'s range")
-        return flat.astype(dt.numpy_dtype).reshape(arr.shape), ""
-    if src.is_float or src is DataType.BOOL:
-        d = flat.astype(np.float64)  # exact
-    elif dt is DataType.FLOAT64:
-        d = flat.astype(np.float64)  # one rounding to nearest
-    else:  # integers beyond 2^53 go through float64 rounded to odd, so the one rounding to dt is correct
-        d = flat.astype(np.float64)
-        for k in np.flatnonzero(np.abs(d) > 2.0**53):
-            d[k] = _odd64(int(flat[k]))
-    out = _round_float(d, dt)
-    bad = np.isfinite(d) & ~np.isfinite(out.astype(np.float64))
-    if bad.any():
-        return first(bad, f"overflows {dt.name} (it would round to ±inf)")
-    return out.reshape(arr.shape), ""
 
 
 def _axes(where: str, name: str, value: object) -> tuple[int, ...]:
@@ -360,11 +217,11 @@ class GraphBuilder:
             kind = bool if isinstance(data, bool) else float if isinstance(data, float) else int
             dt = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT64}[kind]
             shown = f"{dt.name} (a Python {kind.__name__}'s data type when no data_type= is given)"
-        if dt is not None and _is_number(data):
-            arr, why = _number_as(data, dt)
+        if dt is not None and is_number(data):
+            arr, why = number_as(data, dt)
             if arr is None:
                 raise ConstantConversionError(
-                    f"{where}: the number {data!r} does not convert exactly to {shown} ({why}); {_allowed(dt)}",
+                    f"{where}: the number {data!r} does not convert exactly to {shown} ({why}); {allowed(dt)}",
                     "data",
                 )
         else:
@@ -383,11 +240,11 @@ class GraphBuilder:
                 ) from None
             if dt is None:
                 dt = src
-            converted, why = _array_as(arr, dt)
+            converted, why = array_as(arr, dt)
             if converted is None:
                 raise ConstantConversionError(
                     f"{where}: data of dtype {arr.dtype} does not convert exactly to data_type={dt.name}: {why}; "
-                    f"{_allowed(dt)}",
+                    f"{allowed(dt)}",
                     "data",
                 )
             arr = converted
@@ -405,18 +262,18 @@ class GraphBuilder:
             if x.builder is not self:
                 raise ValueError(f"{where}: {role} is a Value of another GraphBuilder")
             return x
-        if not _is_number(x):
+        if not is_number(x):
             raise TypeError(
                 f"{where}: {role} must be a Value or a number (got {type(x).__name__}); "
                 "an array operand is b.constant(array) or b.input(TensorDesc(...))"
             )
         dt = like.data_type
-        arr, why = _number_as(x, dt)
+        arr, why = number_as(x, dt)
         if arr is None:
             raise ConstantConversionError(
                 f"{where}: {role}, the number {x!r}, does not convert exactly to the other operand's data type "
                 f"{dt.name} ({why}). A number operand becomes a constant of the other operand's data type only "
-                f"when it converts exactly: {_allowed(dt)}. For arithmetic in another type, cast the Value first "
+                f"when it converts exactly: {allowed(dt)}. For arithmetic in another type, cast the Value first "
                 f"(b.cast(x, output_type=DataType.FLOAT32)) or make the constant with b.constant",
                 role,
             )
@@ -472,7 +329,7 @@ class GraphBuilder:
             if not isinstance(v, Value):
                 hint = (
                     " (a number is a constant: b.constant(value, data_type), or write the operator: x + 2)"
-                    if _is_number(v)
+                    if is_number(v)
                     else ""
                 )
                 raise TypeError(f"{where}: {f.name} must be a Value of this builder or None (got {v!r}){hint}")
