@@ -14,7 +14,7 @@ from descriptors import DataType
 from ..errors import UnsupportedError
 
 if TYPE_CHECKING:
-    from ._builder import MLGraphBuilder
+    from ._core import _BuilderCore
 
 
 _TYPES: dict[str, DataType] = {
@@ -88,7 +88,7 @@ class MLOperand:
 
     def __init__(
         self,
-        builder: MLGraphBuilder,
+        builder: _BuilderCore,
         kind: str,
         data_type: DataType,
         shape: Shape,
