@@ -22,14 +22,15 @@ import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc, desc_class
 
+from .axes import checked_axes
 from .blockwise import map_graph
-from .reductions import checked_axes, reduce
+from .reductions import reduce
 
 __all__ = ["log_softmax", "mean_variance_normalization", "softmax"]
 
 
 def _axes(x: Any, axes: object, what: str, op: str, **fields: Any) -> tuple[int, ...]:
-    """``axes`` checked as :func:`gpuops.dask.reductions.checked_axes` checks them, on the descriptor of the composite
+    """``axes`` checked as :func:`gpuops.dask.axes.checked_axes` checks them, on the descriptor of the composite
     operator ``op`` over the whole array: the core's own ``DescriptorError`` when the Dask array is made (an axis
     that is not an integer, an empty or repeated list, an empty array)."""
     dt = DataType.parse(x.dtype, what)
