@@ -1,14 +1,8 @@
 """The convenience call: ``compiled(*inputs, out=None)`` and ``gpuops.run(desc, *inputs)``.
 
-``execute`` is DirectML's binding model: flat buffers holding each tensor's bytes, outputs allocated by the
-caller with the padding ``total_tensor_size_in_bytes`` asks for. The convenience call does that work: an input
-shaped like its tensor (its ``sizes``) is laid out into a buffer through the tensor's strides (a packed one
-is only flattened, without a copy when it is contiguous); a 1-D array is taken as the buffer itself; outputs
-are allocated and returned as views shaped like the output tensors (through their strides). Arrays of another
-machine are refused as the front-ends refuse them (``Backend.adopt``).
-
-:func:`call` lives in ``gpuops.arrays``, under ``CompiledOperator`` (whose ``__call__`` it is); :func:`run`, which
-makes the default device, here above ``gpuops.device``.
+:func:`call` (how arrays are laid out into DirectML's flat buffers and returned) lives in ``gpuops.arrays``, under
+``CompiledOperator`` (whose ``__call__`` it is); :func:`run`, which makes the default device, here above
+``gpuops.device``.
 """
 
 from __future__ import annotations
