@@ -399,16 +399,16 @@ def trace_parallel(monkeypatch: Any, backend_module: Any) -> list[int]:
 
 
 def trace_launches(monkeypatch: Any) -> list[int]:
-    """Wrap ``numba_loops._launch`` (every native parallel launch, element-wise or reduction, goes through it):
-    returns the list of the thread counts of the launches made."""
-    from gpuops.backends import numba_loops
+    """Wrap ``gpuops.backends.cpu.threads._launch`` (every native parallel launch, element-wise or reduction, goes
+    through it): returns the list of the thread counts of the launches made."""
+    from gpuops.backends.cpu import threads as cpu_threads
 
     seen: list[int] = []
-    real = numba_loops._launch
+    real = cpu_threads._launch
 
     def spy(driver: Any, args: tuple[Any, ...], count: int) -> None:
         seen.append(count)
         real(driver, args, count)
 
-    monkeypatch.setattr(numba_loops, "_launch", spy)
+    monkeypatch.setattr(cpu_threads, "_launch", spy)
     return seen

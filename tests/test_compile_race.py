@@ -23,9 +23,10 @@ from gpuops.codegen.numba import loop_spec
 pytest.importorskip("numba")
 
 from gpuops.backends import numba_loops  # noqa: E402
+from gpuops.backends.cpu.policy import POLICY  # noqa: E402
 
 F16, BF16 = DataType.FLOAT16, DataType.BFLOAT16
-N = numba_loops.MIN_ELEMENTS + 38
+N = POLICY.numba_min_elements + 38
 THREADS = 8
 NAMES = ("ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY")
 CASES = [(name, dt) for name in NAMES for dt in (F16, BF16)]

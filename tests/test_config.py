@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 import gpuops
 from descriptors import DataType, ElementWiseAddOperatorDesc, TensorDesc
 from gpuops import ConfigError, config, kernels
-from gpuops.backends import numpy_backend
+from gpuops.backends.cpu import policy as cpu_policy
+from gpuops.backends.cpu import threads as cpu_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [v.name for v in config.VARIABLES]
@@ -127,7 +128,7 @@ def test_any_positive_integer_is_a_thread_count(n: int) -> None:
 def test_reload_applies_a_changed_environment_and_keeps_the_settings_on_error(env: pytest.MonkeyPatch) -> None:
     env.setenv("GPUOPS_NUM_THREADS", "3")
     assert config.reload().num_threads == 3
-    assert numpy_backend._thread_count() == 3
+    assert cpu_threads._thread_count() == 3
     env.setenv("GPUOPS_NUM_THREADS", "three")
     with pytest.raises(ConfigError, match="GPUOPS_NUM_THREADS='three'"):
         config.reload()
@@ -138,7 +139,7 @@ def test_override_changes_fields_for_a_block() -> None:
     before = config.settings()
     with config.override(num_threads=2, numba=False) as inside:
         assert config.settings() is inside and inside.num_threads == 2 and not inside.numba
-        assert numpy_backend._thread_count() == 2
+        assert cpu_threads._thread_count() == 2
     assert config.settings() is before
     with pytest.raises(ConfigError), config.override(num_threads=0):
         pass
@@ -229,8 +230,7 @@ class _Spy(dict):  # type: ignore[type-arg]
 def test_compile_and_execute_never_read_the_environment(dt: DataType, monkeypatch: pytest.MonkeyPatch) -> None:
     """Garbage in every variable after import changes nothing: the threaded ufunc path (float32)
     and the compiled tier (float16, where numba is installed) run on the settings read at import."""
-    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 16)
-    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(thread_min=16, thread_block=100))
     monkeypatch.setattr(kernels, "_cache", {})
     for name in NAMES:
         monkeypatch.setenv(name, "garbage")

@@ -28,7 +28,8 @@ from descriptors import DataType, ReduceFunction, TensorDesc, desc_class
 from descriptors.graph import GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
 from descriptors.optable import row_of
 from gpuops import backends
-from gpuops.backends.numpy_backend import CHUNK, logical_index
+from gpuops.backends.cpu.policy import POLICY
+from gpuops.backends.cpu.views import logical_index
 from gpuops.layout.launch_plan import in_logical_order, plan_fast
 
 SEQ = desc_class("FILL_VALUE_SEQUENCE")
@@ -133,7 +134,7 @@ def test_an_output_in_memory_order_is_not_read_in_memory_order(device: Any) -> N
 @pytest.mark.parametrize(("sizes", "strides", "path"), [((300, 400), (401, 1), "rows"), ((70_001,), None, "flat")])
 def test_more_than_one_numpy_chunk(sizes: tuple, strides: tuple | None, path: str, device: Any) -> None:
     """The NumPy backend runs blocks of CHUNK elements, each given its own run of logical indices."""
-    assert math.prod(sizes) > CHUNK
+    assert math.prod(sizes) > POLICY.chunk
     check(device, TensorDesc(F32, sizes, strides), -7.5, 0.125, path)
     check(device, TensorDesc(I8, sizes, strides), -128, 3, path)
 

@@ -30,9 +30,10 @@ from gpuops import config, kernels
 pytest.importorskip("numba")
 
 from gpuops.backends import numba_loops  # noqa: E402
+from gpuops.backends.cpu.policy import POLICY  # noqa: E402
 
 F16 = DataType.FLOAT16
-N = numba_loops.MIN_ELEMENTS + 38
+N = POLICY.numba_min_elements + 38
 DESC = desc_class("ELEMENT_WISE_ADD")(
     a_tensor=TensorDesc(F16, (N,)), b_tensor=TensorDesc(F16, (N,)), output_tensor=TensorDesc(F16, (N,))
 )
@@ -294,7 +295,8 @@ from numba.core.dispatcher import Dispatcher
 
 import gpuops
 from descriptors import DataType, ReduceFunction, ReduceOperatorDesc, TensorDesc
-from gpuops.backends import numba_reduce, numpy_backend
+from gpuops.backends import numba_reduce
+from gpuops.backends.cpu import policy as cpu_policy
 
 class Keep(logging.Handler):
     def __init__(self):
@@ -309,7 +311,7 @@ logging.getLogger("gpuops").addHandler(keep)
 kernels = {k: v for k, v in vars(numba_reduce).items() if isinstance(v, Dispatcher)}
 at_import = sorted(k for k, v in kernels.items() if not isinstance(v._cache, NullCache))
 rows, n = 64, 4096
-assert rows * n >= numpy_backend.REDUCE_NUMBA_MIN
+assert rows * n >= cpu_policy.POLICY.reduce_numba_min
 F32 = DataType.FLOAT32
 desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (rows, n)), TensorDesc(F32, (rows, 1)), axes=[1])
 dev = gpuops.Device("numpy")

@@ -34,11 +34,13 @@ from gpuops.codegen.numba import LOOP_TYPES, Untranslatable, loop_spec, translat
 numba = pytest.importorskip("numba")
 
 from gpuops.backends import numba_loops  # noqa: E402
-from gpuops.backends.numpy_backend import THREAD_MIN, NumpyKernel  # noqa: E402
+from gpuops.backends.cpu import policy as cpu_policy  # noqa: E402
+from gpuops.backends.cpu import threads as cpu_threads  # noqa: E402
+from gpuops.backends.cpu.ufunc_kernels import NumpyKernel  # noqa: E402
 
 F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
 # The smallest operators the tier takes, plus a tail (even: a 16-bit buffer holds whole 4-byte words).
-N = numba_loops.MIN_ELEMENTS + 38
+N = cpu_policy.POLICY.numba_min_elements + 38
 SCALE_BIASES = ((1.5, -0.25), (1.0, -0.0))
 
 
@@ -125,7 +127,7 @@ def _is_float_combo(combo: dict[str, DataType]) -> bool:
 
 def _takes_loop(row: OpRow, combo: dict[str, DataType], sb: bool, fused: OpRow | None) -> bool:
     """The tier compiles this lowering: translated (where NumPy runs it as one ufunc, ``_direct``, the tier
-    takes it on native threads from ``numba_loops.DIRECT_MIN`` elements on, and for row broadcasts)."""
+    takes it on native threads from ``CpuPolicy.direct_min`` elements on, and for row broadcasts)."""
     return loop_spec(row, combo, sb, fused) is not None
 
 
@@ -137,12 +139,9 @@ def _direct(name: str, combo: dict[str, DataType], sb: tuple | None, fused: str 
 def _route_direct(monkeypatch: pytest.MonkeyPatch) -> None:
     """Send one-ufunc operators of any size to the tier's parallel driver (2 blocks on 2 native threads),
     as from ``DIRECT_MIN`` elements on; skip where native threads are unusable."""
-    from gpuops.backends import numpy_backend
-
-    monkeypatch.setattr(numba_loops, "DIRECT_MIN", 0)
-    monkeypatch.setattr(numba_loops, "PAR_MIN", 0)
-    monkeypatch.setattr(numpy_backend, "_thread_count", lambda: 2)
-    if numba_loops._max_threads() < 2 or numba_loops._native is False:
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(direct_min=0, par_min=0))
+    monkeypatch.setattr(cpu_threads, "_thread_count", lambda: 2)
+    if cpu_threads._max_threads() < 2 or numba_loops._native is False:
         pytest.skip("numba's native threads are unusable here")
 
 
@@ -273,7 +272,7 @@ def test_threaded_blocks(dt: DataType, monkeypatch: pytest.MonkeyPatch) -> None:
     """Above THREAD_MIN the loop runs over blocks on the backend's threads: same result."""
     row = row_of("ELEMENT_WISE_ADD1")
     combo = {f.name: dt for f in row.tensor_fields}
-    n = THREAD_MIN + 1002
+    n = cpu_policy.POLICY.thread_min + 1002
     ins = _inputs(row, combo, n, seed=5)
     got, want, _ = _run_both(monkeypatch, _desc(row, combo, n, None, "ACTIVATION_RELU"), ins, dt.numpy_dtype)
     assert _same(got, want).all()
@@ -283,7 +282,7 @@ def test_small_and_disabled_operators_stay_on_numpy(monkeypatch: pytest.MonkeyPa
     dev = gpuops.Device("numpy")
     row = row_of("ELEMENT_WISE_ADD")
     big = _desc(row, {f.name: F16 for f in row.tensor_fields}, N, None, None)
-    small = _desc(row, {f.name: F16 for f in row.tensor_fields}, numba_loops.MIN_ELEMENTS - 1, None, None)
+    small = _desc(row, {f.name: F16 for f in row.tensor_fields}, cpu_policy.POLICY.numba_min_elements - 1, None, None)
     direct = _desc(row, {f.name: F32 for f in row.tensor_fields}, N, None, None)  # one ufunc: NumPy is one pass
     assert dev.compile_operator(dev.create_operator(big)).launch_path == "numba"
     assert dev.compile_operator(dev.create_operator(small)).launch_path == "numpy"
@@ -473,8 +472,6 @@ def test_layouts_the_rows_loop_leaves_to_ufuncs(a: TensorDesc | None, out: Tenso
 def test_rows_loop_threaded_blocks(layout: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Row blocks (row broadcast) and column blocks (a scalar broadcast is one row) on three
     threads give the one-call result."""
-    from gpuops.backends import numpy_backend
-
     row = row_of("ELEMENT_WISE_ADD1")
     combo = {f.name: BF16 for f in row.tensor_fields}
     first, other, _ = ROWS_LAYOUTS[layout]
@@ -489,15 +486,14 @@ def test_rows_loop_threaded_blocks(layout: str, monkeypatch: pytest.MonkeyPatch)
     one = np.zeros(R * C + 1, BF16.numpy_dtype)  # 16-bit buffers hold whole 4-byte words
     op.execute(bufs, [one])
     calls: list[int] = []
-    real = numpy_backend._parallel
+    real = cpu_threads._parallel
 
     def spy(parts: list[Any], work: Any, size: int) -> None:
         calls.append(len(parts))
         real(parts, work, size)
 
-    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
-    monkeypatch.setattr(numpy_backend, "_parallel", spy)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(thread_min=64, thread_block=100))
+    monkeypatch.setattr(cpu_threads, "_parallel", spy)
     many = np.zeros(R * C + 1, BF16.numpy_dtype)
     with config.override(num_threads=3):
         op.execute(bufs, [many])
@@ -538,7 +534,7 @@ def test_quantized_linear_add_stays_on_the_numpy_path() -> None:
         assert not _is_float_combo(combo) and loop_spec(row, combo) is None, combo
         bare = {r: dt for r, dt in combo.items() if "zero_point" not in r}
         assert loop_spec(row, bare) is None
-    n = numba_loops.MIN_ELEMENTS + 10
+    n = cpu_policy.POLICY.numba_min_elements + 10
     tensors = {r: TensorDesc(dt, (n,)) for r, dt in dtype_combinations(row.name)[0].items()}
     dev = gpuops.Device("numpy")
     assert dev.compile_operator(dev.create_operator(desc_class(row.name)(**tensors))).launch_path == "numpy"

@@ -1,9 +1,9 @@
-"""The compiled tier on numba's native threads (``numba_loops.PAR_MIN``, the ``_par`` drivers of
+"""The compiled tier on numba's native threads (``CpuPolicy.par_min``, the ``_par`` drivers of
 ``codegen.numba``): the same bits as the serial loop and as the ufunc tier, around the thresholds, on odd
 sizes, in rows layouts and in place; one thread when gpuops is told one; safe from two Python threads at
 once; and the Python pool's fallback where native threads are unusable.
 
-A spy on ``numba_loops._launch`` (every parallel launch goes through it) tells which path ran.
+A spy on ``cpu.threads._launch`` (every parallel launch goes through it) tells which path ran.
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from gpuops import config
 
 numba = pytest.importorskip("numba")
 
-from gpuops.backends import numba_loops, numpy_backend  # noqa: E402
+from gpuops.backends import numba_loops  # noqa: E402
+from gpuops.backends.cpu import policy as cpu_policy  # noqa: E402
+from gpuops.backends.cpu import threads as cpu_threads  # noqa: E402
 
 F16, BF16, F32, F64 = DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64
-PAR = numba_loops.PAR_MIN
-DIRECT = numba_loops.DIRECT_MIN
+PAR = cpu_policy.POLICY.par_min
+DIRECT = cpu_policy.POLICY.direct_min
 
 
 @pytest.fixture(autouse=True)
@@ -34,12 +36,12 @@ def two_threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Two threads (whatever this machine has), where numba's pool has two and its layer is usable."""
     if not numba_loops.available():
         pytest.skip("numba's tier is off")
-    if numba_loops._max_threads() < 2 or numba_loops._native is False:
+    if cpu_threads._max_threads() < 2 or numba_loops._native is False:
         pytest.skip("numba's native threads are unusable here")
-    monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)  # no pause on a loaded test machine
-    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
-    monkeypatch.setattr(numba_loops, "_pause", 0.0)
-    monkeypatch.setattr(numba_loops, "_credit", 0.0)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(slow_s=10.0))  # no pause on a loaded machine
+    monkeypatch.setattr(cpu_threads, "_paused_until", 0.0)
+    monkeypatch.setattr(cpu_threads, "_pause", 0.0)
+    monkeypatch.setattr(cpu_threads, "_credit", 0.0)
     with config.override(num_threads=2):
         yield
 
@@ -187,9 +189,9 @@ def test_thread_count_changed_after_compile(launches: list[int]) -> None:
 
 def test_more_threads_than_numbas_pool_are_capped(launches: list[int]) -> None:
     t = TensorDesc(F16, (2 * PAR + 1,))
-    with config.override(num_threads=numba_loops._max_threads() + 3):
+    with config.override(num_threads=cpu_threads._max_threads() + 3):
         _check(_add1_relu, F16, t, t, t, seed=5)
-    assert launches == [numba_loops._max_threads()]
+    assert launches == [cpu_threads._max_threads()]
 
 
 def test_the_python_pool_when_native_threads_are_unusable(monkeypatch: pytest.MonkeyPatch, launches: list[int]) -> None:
@@ -199,15 +201,14 @@ def test_the_python_pool_when_native_threads_are_unusable(monkeypatch: pytest.Mo
     op, bufs = _check(_add1_relu, BF16, t, t, t, seed=6)
     monkeypatch.setattr(numba_loops, "_native", False)
     pooled: list[int] = []
-    real = numpy_backend._parallel
+    real = cpu_threads._parallel
 
     def spy(parts: list[Any], work: Any, size: int) -> None:
         pooled.append(len(parts))
         real(parts, work, size)
 
-    monkeypatch.setattr(numpy_backend, "_parallel", spy)
-    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 1024)
-    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 1000)
+    monkeypatch.setattr(cpu_threads, "_parallel", spy)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(thread_min=1024, thread_block=1000))
     again = np.zeros_like(bufs[0])
     op.execute(bufs, [again])
     want = np.zeros_like(bufs[0])
@@ -246,7 +247,7 @@ def test_a_call_during_another_launch_runs_serially(launches: list[int]) -> None
     want = np.zeros_like(bufs[0])
     op.execute(bufs, [want])
     got = np.zeros_like(bufs[0])
-    with numba_loops._launching:  # as while another Python thread's launch runs
+    with cpu_threads._launching:  # as while another Python thread's launch runs
         op.execute(bufs, [got])
     assert launches == [2, 2]
     assert np.array_equal(uint_view(got), uint_view(want))
@@ -302,31 +303,29 @@ def test_slow_launches_pause_native_threads(monkeypatch: pytest.MonkeyPatch, lau
     want = np.zeros_like(bufs[0])
     op.execute(bufs, [want])
     assert launches == [2, 2]
-    assert numba_loops._credit > 0  # two launches that were not slow
-    monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
-    monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)  # every launch counts as slow
-    monkeypatch.setattr(numba_loops, "PAUSE_S", 60.0)
-    monkeypatch.setattr(numba_loops, "PAUSE_MAX_S", 1000.0)
-    monkeypatch.setattr(numba_loops, "_credit", 0.0)  # no credit left
+    assert cpu_threads._credit > 0  # two launches that were not slow
+    # every launch counts as slow
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(slow_s=0.0, slow_per_element=0.0))
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(pause_s=60.0, pause_max_s=1000.0))
+    monkeypatch.setattr(cpu_threads, "_credit", 0.0)  # no credit left
     got = np.zeros_like(bufs[0])
     op.execute(bufs, [got])  # launches, then pauses
     assert launches == [2, 2, 2]
-    assert numba_loops._paused_until > 0 and numba_loops._pause == 60.0
+    assert cpu_threads._paused_until > 0 and cpu_threads._pause == 60.0
     for _ in range(3):
         got[:] = 0
         op.execute(bufs, [got])
         assert np.array_equal(uint_view(got), uint_view(want))
     assert launches == [2, 2, 2]
-    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    monkeypatch.setattr(cpu_threads, "_paused_until", 0.0)
     op.execute(bufs, [got])  # the retry is slow: a pause twice as long
     assert launches == [2, 2, 2, 2]
-    assert numba_loops._pause == 120.0
-    monkeypatch.setattr(numba_loops, "SLOW_S", 10.0)
-    monkeypatch.setattr(numba_loops, "CREDIT_MAX_S", 0.0)
-    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    assert cpu_threads._pause == 120.0
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(slow_s=10.0, credit_max_s=0.0))
+    monkeypatch.setattr(cpu_threads, "_paused_until", 0.0)
     op.execute(bufs, [got])  # not slow, the credit full: the next pause is PAUSE_S again
     assert launches == [2, 2, 2, 2, 2]
-    assert numba_loops._pause == 0.0
+    assert cpu_threads._pause == 0.0
 
 
 def test_a_slow_launch_with_credit_left_keeps_native_threads(
@@ -334,11 +333,10 @@ def test_a_slow_launch_with_credit_left_keeps_native_threads(
 ) -> None:
     t = TensorDesc(F16, (2 * PAR + 3,))
     op, bufs = _check(_add1_relu, F16, t, t, t, seed=11)
-    monkeypatch.setattr(numba_loops, "SLOW_S", 0.0)
-    monkeypatch.setattr(numba_loops, "SLOW_PER_ELEMENT", 0.0)
-    monkeypatch.setattr(numba_loops, "_credit", 1000.0)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(slow_s=0.0, slow_per_element=0.0))
+    monkeypatch.setattr(cpu_threads, "_credit", 1000.0)
     got = np.zeros_like(bufs[0])
     for _ in range(3):
         op.execute(bufs, [got])
     assert launches == [2, 2, 2, 2]
-    assert numba_loops._paused_until == 0.0
+    assert cpu_threads._paused_until == 0.0

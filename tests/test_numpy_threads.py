@@ -22,7 +22,9 @@ from descriptors import (
     TensorDesc,
 )
 from gpuops import config
-from gpuops.backends import numpy_backend
+from gpuops.backends.cpu import policy as cpu_policy
+from gpuops.backends.cpu import threads as cpu_threads
+from gpuops.backends.cpu import ufunc_kernels
 
 F32 = DataType.FLOAT32
 
@@ -38,10 +40,8 @@ def ufunc_path() -> Iterator[None]:
 def blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Small thresholds, three threads; returns the block counts each _parallel call got, and
     checks that every block of every call was claimed exactly once (by whichever thread)."""
-    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 16)
-    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 100)
-    monkeypatch.setattr(numpy_backend, "TILE", 8)
-    seen = trace_parallel(monkeypatch, numpy_backend)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(thread_min=16, thread_block=100, tile=8))
+    seen = trace_parallel(monkeypatch, cpu_threads)
     with config.override(num_threads=3):
         yield seen
 
@@ -97,7 +97,7 @@ def test_transposed_operand_runs_in_tiles(blocks: list[int]) -> None:
 def test_chunked_path_threaded(blocks: list[int], monkeypatch: pytest.MonkeyPatch, dt: DataType) -> None:
     """16-bit floats compute in float32 chunks; bfloat16's are split over threads, float16's run
     on one thread (their conversions are short passes that two threads ran slower)."""
-    monkeypatch.setattr(numpy_backend, "CHUNK", 64)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(chunk=64))
     n = 1000
     t = TensorDesc(dt, (n,))
     npdt = dt.numpy_dtype
@@ -117,7 +117,7 @@ def test_float16_chunks_convert_through_half_convert(monkeypatch: pytest.MonkeyP
     """Full-size float16 chunks take half_convert's passes (not NumPy's cast), with the same bits:
     overflow to inf, subnormal results, -0.0, infinities and NaN included."""
     calls = {"to32": 0, "to16": 0}
-    to32, to16 = numpy_backend.f16_to_f32, numpy_backend.f32_to_f16
+    to32, to16 = ufunc_kernels.f16_to_f32, ufunc_kernels.f32_to_f16
 
     def count32(src: np.ndarray, out: np.ndarray) -> None:
         calls["to32"] += 1
@@ -127,9 +127,9 @@ def test_float16_chunks_convert_through_half_convert(monkeypatch: pytest.MonkeyP
         calls["to16"] += 1
         to16(src, out)
 
-    monkeypatch.setattr(numpy_backend, "f16_to_f32", count32)
-    monkeypatch.setattr(numpy_backend, "f32_to_f16", count16)
-    n = 3 * numpy_backend.CHUNK + 124  # float16: an even count fills whole 4-byte words
+    monkeypatch.setattr(ufunc_kernels, "f16_to_f32", count32)
+    monkeypatch.setattr(ufunc_kernels, "f32_to_f16", count16)
+    n = 3 * cpu_policy.POLICY.chunk + 124  # float16: an even count fills whole 4-byte words
     rng = np.random.default_rng(8)
     a = rng.standard_normal(n).astype(np.float16) * np.float16(300)
     b = rng.standard_normal(n).astype(np.float16) * np.float16(300)
@@ -158,10 +158,8 @@ def test_heavy_ufunc_work_threads_below_thread_min(
     takes HEAVY_S or more: the first two calls run on this thread and are timed, the next ones in blocks
     (HEAVY_BLOCK for one ufunc, CHUNK for the chunked path), and go back to one thread where the threaded calls
     were slower per element; the same bits every way. Never where calls are cheaper."""
-    monkeypatch.setattr(numpy_backend, "HEAVY_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "HEAVY_BLOCK", 100)
-    monkeypatch.setattr(numpy_backend, "CHUNK", 64)
-    seen = trace_parallel(monkeypatch, numpy_backend)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(heavy_min=64, heavy_block=100, chunk=64))
+    seen = trace_parallel(monkeypatch, cpu_threads)
     n = 1000
     t = TensorDesc(F32, (n,))
     x = np.random.default_rng(5).uniform(-80, 80, n).astype(np.float32)
@@ -169,7 +167,7 @@ def test_heavy_ufunc_work_threads_below_thread_min(
     # ScaleBias: x * scale, rounded to float32, + bias, rounded (DirectML's DML_SCALE_BIAS), then exp
     want = np.exp(x64 if scale_bias is None else (x * np.float32(0.5) + np.float32(-1.0)).astype(np.float64))
     for heavy_s, threaded in ((0.0, True), (1e9, False)):
-        monkeypatch.setattr(numpy_backend, "HEAVY_S", heavy_s)
+        monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(heavy_s=heavy_s))
         op = _op(ElementWiseExpOperatorDesc(t, t, scale_bias=scale_bias))
         kernel = op._kernel.kernel
         for name, value in (

@@ -24,7 +24,9 @@ pytest.importorskip("numba")
 import gpuops  # noqa: E402
 from descriptors import DataType, ReduceFunction, ReduceOperatorDesc, TensorDesc  # noqa: E402
 from gpuops import config  # noqa: E402
-from gpuops.backends import numba_reduce, numpy_backend  # noqa: E402
+from gpuops.backends import numba_reduce  # noqa: E402
+from gpuops.backends.cpu import policy as cpu_policy  # noqa: E402
+from gpuops.backends.cpu import threads as cpu_threads  # noqa: E402
 
 LENGTHS = sorted({*range(1, 301), *(2**k + d for k in range(3, 16) for d in (-1, 0, 1))})
 MAPS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
@@ -38,10 +40,8 @@ MAPS: dict[int, Callable[[np.ndarray], np.ndarray]] = {
 def _never_paused(monkeypatch: pytest.MonkeyPatch) -> None:
     """No launch counts as slow here, so the launch guard never pauses native launches: a threaded call runs on
     numba's threads (a loaded CI machine would otherwise send some to the serial path, the same bits untested)."""
-    from gpuops.backends import numba_loops
-
-    monkeypatch.setattr(numba_loops, "SLOW_S", float("inf"))
-    monkeypatch.setattr(numba_loops, "_paused_until", 0.0)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(slow_s=float("inf")))
+    monkeypatch.setattr(cpu_threads, "_paused_until", 0.0)
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -222,10 +222,13 @@ LAYOUTS: list[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...], bo
 def numba_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """REDUCE_NUMBA_MIN and REDUCE_NUMBA_THREAD_MIN lowered so these sizes take the tier, threaded; the rows each
     ``sum_rows`` call got."""
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_FULL_MIN", 64)
+    monkeypatch.setattr(
+        cpu_policy,
+        "POLICY",
+        cpu_policy.POLICY.replace(
+            reduce_numba_min=64, reduce_numba_thread_min=64, reduce_numba_native_min=64, reduce_numba_native_full_min=64
+        ),
+    )
     seen: list[int] = []
     real = numba_reduce.sum_rows
 
@@ -245,7 +248,7 @@ def test_operator_bits(
 ) -> None:
     """The operator with the tier (3 threads) against the ufunc tier and against the tier on one thread: the same bits;
     the tier runs where it applies (float32 and float64 only: float16 is summed through a buffered cast)."""
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", driver)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(reduce_numba_driver=driver))
     dev = gpuops.Device("numpy")
     for k, (sizes, strides, axes, applies) in enumerate(LAYOUTS):
         tin = TensorDesc(dt, sizes, strides)
@@ -270,8 +273,9 @@ def test_operator_bits(
 def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """Below REDUCE_NUMBA_THREAD_MIN, or with ``num_threads=1``, one call on this thread; from it on, with 2
     threads, blocks of rows on the pool (REDUCE_NUMBA_BLOCKS per thread)."""
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "pool")
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_THREAD_MIN", 1 << 15)
+    monkeypatch.setattr(
+        cpu_policy, "POLICY", cpu_policy.POLICY.replace(reduce_numba_driver="pool", reduce_numba_thread_min=1 << 15)
+    )
     dev = gpuops.Device("numpy")
     x = _adversarial(64, 1024, np.float32, 9)
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1024)), TensorDesc(F32, (64, 1)), axes=[1])
@@ -283,14 +287,14 @@ def test_threads(numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> Non
         with config.override(num_threads=threads):
             op.execute([x.reshape(-1)], [out])
         outs.append(_bits(out))
-    assert numba_calls == [64] + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+    assert numba_calls == [64] + [8] * (2 * cpu_policy.POLICY.reduce_numba_blocks)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], _bits(np.add.reduce(x, axis=1)))
 
 
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The thread count of every native launch (``numba_loops._launch``: each parallel driver goes through it)."""
+    """The thread count of every native launch (``cpu.threads._launch``: each parallel driver goes through it)."""
     return trace_launches(monkeypatch)
 
 
@@ -298,9 +302,7 @@ def test_native_driver(numba_calls: list[int], launches: list[int], monkeypatch:
     """With numba's threads usable, 2 threads and REDUCE_NUMBA_NATIVE_MIN reached: one native launch over all the
     rows; while another launch holds the guard, the same call takes the pool's blocks of rows instead. The same
     bits every way, and NumPy's."""
-    from gpuops.backends import numba_loops
-
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(reduce_numba_driver="numba"))
     dev = gpuops.Device("numpy")
     x = _adversarial(64, 1000, np.float32, 11)
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (64, 1000)), TensorDesc(F32, (64, 1)), axes=[1])
@@ -315,15 +317,15 @@ def test_native_driver(numba_calls: list[int], launches: list[int], monkeypatch:
     if native:
         assert launches == [2] and numba_calls == [64]  # one sum_rows call, launched on 2 threads
     else:
-        assert launches == [] and numba_calls == [64] + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+        assert launches == [] and numba_calls == [64] + [8] * (2 * cpu_policy.POLICY.reduce_numba_blocks)
     numba_calls.clear()
     out = np.empty(64, np.float32)
-    with numba_loops._launching, config.override(num_threads=2):  # as while another Python thread's launch runs
+    with cpu_threads._launching, config.override(num_threads=2):  # as while another Python thread's launch runs
         op.execute([x.reshape(-1)], [out])
     np.testing.assert_array_equal(_bits(out), want)
     assert launches == ([2] if native else [])
     # refused by the guard (nothing written), then the pool's blocks
-    assert numba_calls == ([64] if native else []) + [8] * (2 * numpy_backend.REDUCE_NUMBA_BLOCKS)
+    assert numba_calls == ([64] if native else []) + [8] * (2 * cpu_policy.POLICY.reduce_numba_blocks)
 
 
 def test_native_driver_full_reduction(
@@ -331,10 +333,9 @@ def test_native_driver_full_reduction(
 ) -> None:
     """A full reduction on numba's threads: the top of the pairwise tree in pieces (one launch), combined in the
     tree's order; the pool's pieces where the guard refuses; NumPy's bits both ways."""
-    from gpuops.backends import numba_loops
-
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", "numba")
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_NATIVE_FULL_MIN", 64)
+    monkeypatch.setattr(
+        cpu_policy, "POLICY", cpu_policy.POLICY.replace(reduce_numba_driver="numba", reduce_numba_native_full_min=64)
+    )
     dev = gpuops.Device("numpy")
     n = 100003
     x = _adversarial(1, n, np.float32, 12).reshape(-1)
@@ -350,7 +351,7 @@ def test_native_driver_full_reduction(
         numba_calls.clear()
         with config.override(num_threads=2):
             if held:  # as while another Python thread's launch runs: the pool's pieces
-                with numba_loops._launching:
+                with cpu_threads._launching:
                     op.execute([x], [out])
             else:
                 op.execute([x], [out])
@@ -371,7 +372,7 @@ def test_threading_layer_gate() -> None:
 @pytest.mark.parametrize("driver", ["pool", "numba"])
 def test_two_callers(driver: str, numba_calls: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     """Two Python threads executing one compiled REDUCE at once on the threaded tier: both results right."""
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_DRIVER", driver)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(reduce_numba_driver=driver))
     dev = gpuops.Device("numpy")
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(F32, (256, 300)), TensorDesc(F32, (256, 1)), axes=[1])
     op = dev.compile_operator(dev.create_operator(desc))

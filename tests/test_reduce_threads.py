@@ -34,7 +34,8 @@ from descriptors import (
     validate,
 )
 from gpuops import config
-from gpuops.backends import numpy_backend
+from gpuops.backends.cpu import policy as cpu_policy
+from gpuops.backends.cpu import threads as cpu_threads
 
 F32, F16, BF16, F64 = DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT64
 I8, I32, I64, U8, U32 = DataType.INT8, DataType.INT32, DataType.INT64, DataType.UINT8, DataType.UINT32
@@ -60,21 +61,23 @@ LAYOUTS: list[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...], bo
 ]
 
 REDUCE_FUNCTIONS = list(ReduceFunction)
-REAL = {k: getattr(numpy_backend, k) for k in ("REDUCE_THREAD_MIN", "REDUCE_THREAD_MIN_CAST", "REDUCE_BLOCK")}
+REAL = {k: getattr(cpu_policy.POLICY, k) for k in ("reduce_thread_min", "reduce_thread_min_cast", "reduce_block")}
 DTYPES = [F32, F16, BF16, F64, I8, I32, I64, U8, U32]
 
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(numpy_backend, "REDUCE_THREAD_MIN", 64)
-    monkeypatch.setattr(numpy_backend, "REDUCE_THREAD_MIN_CAST", 64)
-    monkeypatch.setattr(numpy_backend, "REDUCE_BLOCK", 50)
+    monkeypatch.setattr(
+        cpu_policy,
+        "POLICY",
+        cpu_policy.POLICY.replace(reduce_thread_min=64, reduce_thread_min_cast=64, reduce_block=50),
+    )
 
 
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The block counts each ``_parallel`` call got; checks every block was claimed exactly once."""
-    return trace_parallel(monkeypatch, numpy_backend)
+    return trace_parallel(monkeypatch, cpu_threads)
 
 
 def _values(dt: DataType, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -172,17 +175,16 @@ def test_real_thresholds(dt: DataType, rows: int, threaded: bool, monkeypatch: p
     """At the real thresholds, a SUM over rows of 600: float32 (one ufunc into the output) threaded from
     REDUCE_THREAD_MIN = 2^21 elements on, float16 (cast to float32) from REDUCE_THREAD_MIN_CAST = 2^19; blocks of
     about REDUCE_BLOCK elements; never with ``num_threads=1``. Same bits; float64 agrees within rounding."""
-    for k, v in REAL.items():
-        monkeypatch.setattr(numpy_backend, k, v)
-    monkeypatch.setattr(numpy_backend, "REDUCE_NUMBA_MIN", 1 << 62)  # the ufunc tier's thresholds (numba: its tests)
+    # the ufunc tier's thresholds (numba: its tests)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(**REAL, reduce_numba_min=1 << 62))
     seen: list[int] = []
-    real = numpy_backend._parallel
+    real = cpu_threads._parallel
 
     def count(parts: list[Any], work: Callable[[Iterable[Any]], None], size: int) -> None:
         seen.append(len(parts))
         real(parts, work, size)
 
-    monkeypatch.setattr(numpy_backend, "_parallel", count)
+    monkeypatch.setattr(cpu_threads, "_parallel", count)
     dev = gpuops.Device("numpy")
     x = np.random.default_rng(7).standard_normal((rows, 600)).astype(dt.numpy_dtype)
     desc = ReduceOperatorDesc(ReduceFunction.SUM, TensorDesc(dt, (rows, 600)), TensorDesc(dt, (rows, 1)), axes=[1])
@@ -193,7 +195,7 @@ def test_real_thresholds(dt: DataType, rows: int, threaded: bool, monkeypatch: p
         with config.override(num_threads=threads):
             op.execute([x], [out])
         outs.append(out)
-    assert seen == ([max(2, x.size // REAL["REDUCE_BLOCK"])] if threaded else [])
+    assert seen == ([max(2, x.size // REAL["reduce_block"])] if threaded else [])
     np.testing.assert_array_equal(_bits(outs[0]), _bits(outs[1]))
     want = x.astype(np.float64).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(outs[0].astype(np.float64), want, rtol=2e-3, atol=0.1 if dt == F16 else 1e-3)

@@ -56,7 +56,8 @@ from descriptors import (
 from descriptors.optable import HELPERS
 from descriptors.schema import OpRow
 from gpuops import config
-from gpuops.backends import numba_loops, numpy_backend
+from gpuops.backends import numba_loops
+from gpuops.backends.cpu import policy as cpu_policy
 from gpuops.codegen import elementwise_kernel_spec
 from gpuops.codegen.numba import translate
 
@@ -502,11 +503,11 @@ def _run_max_min(
 @pytest.mark.parametrize("name", MAXMIN)
 def test_numpy_max_min(name: str, dt: DataType, n: int, layout: str, swap: bool, numba_on: bool) -> None:
     op, _, _ = _run_max_min(name, dt, n, layout, swap)
-    if numba_on and n >= numba_loops.MIN_ELEMENTS and layout == "row_bcast":
+    if numba_on and n >= cpu_policy.POLICY.numba_min_elements and layout == "row_bcast":
         assert op.launch_path == "numba"  # float32/float64 too: the rows loop beats a broadcasting ufunc
-    elif not numba_on or (dt in (F32, F64) and n < numba_loops.DIRECT_MIN):
+    elif not numba_on or (dt in (F32, F64) and n < cpu_policy.POLICY.direct_min):
         assert op.launch_path == "numpy"  # float32/float64: one NumPy pass (the direct path)
-    elif n >= numba_loops.MIN_ELEMENTS and layout in ("packed", "in_place_a", "in_place_b"):
+    elif n >= cpu_policy.POLICY.numba_min_elements and layout in ("packed", "in_place_a", "in_place_b"):
         assert op.launch_path == "numba"
 
 
@@ -527,8 +528,7 @@ def test_numpy_max_min_threaded(
     name: str, dt: DataType, in_place: bool, numba_on: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The direct path's (and the chunked path's) blocks over the backend's threads."""
-    monkeypatch.setattr(numpy_backend, "THREAD_MIN", 1 << 12)
-    monkeypatch.setattr(numpy_backend, "THREAD_BLOCK", 1 << 12)
+    monkeypatch.setattr(cpu_policy, "POLICY", cpu_policy.POLICY.replace(thread_min=1 << 12, thread_block=1 << 12))
     _run_max_min(name, dt, 70_000, "in_place_a" if in_place else "packed", swap=False)
 
 
@@ -678,7 +678,7 @@ def _bound_cases() -> Iterator[Any]:
 def test_comparison_ops_agree(name: str, dt: DataType, params: dict[str, Any], numba_on: bool) -> None:
     """-0.0 against a bound 0.0 (and +0.0 against -0.0) stays as it is; RELU(-0.0) is +0.0:
     the CUDA kernel body and the NumPy backend give the same bits."""
-    n = 1100  # past numba_loops.MIN_ELEMENTS
+    n = 1100  # past CpuPolicy.numba_min_elements
     x = np.resize(_specials(dt), n)
     row = row_of(name)
     t = TensorDesc(dt, (n,))

@@ -15,7 +15,7 @@ __all__ = ["REGISTRY", "load", "unavailable_reason"]
 
 #: ``Device(backend=...)`` name -> (module, class) implementing ``gpuops.backends.base.Backend``.
 REGISTRY: dict[str, tuple[str, str]] = {
-    "numpy": ("gpuops.backends.numpy_backend", "NumpyBackend"),
+    "numpy": ("gpuops.backends.cpu.backend", "NumpyBackend"),
     "cupy": ("gpuops.backends.cupy_backend", "CupyBackend"),
     "emulator": ("gpuops.emulator.backend", "EmulatorBackend"),
 }

@@ -1,39 +1,39 @@
 """The NumPy backend's compiled tier: one numba loop per (operator, data types, ScaleBias, activation).
 
-numba is optional (the ``jit`` extra). Where it is installed and ``GPUOPS_NUMBA`` is not ``0``,
-an element-wise operator whose tensors are packed, of one shape and at least ``MIN_ELEMENTS``
-long, and whose row ``codegen.numba`` translates, runs as one pass over memory instead of
-NumPy's chunked ufunc chain: float16 add through float32 chunks is about twenty ufunc passes
-per chunk, ADD1 + RELU two, a unary op with ScaleBias three. An operator NumPy runs as one ufunc
-(``NumpyKernel.direct``: float32 add, multiply, maximum...) joins the tier where the loop is faster:
-from ``DIRECT_MIN`` elements on when native threads are usable, and for row broadcasts (``row_broadcast``).
+numba is optional (the ``jit`` extra). Where it is installed and ``GPUOPS_NUMBA`` is not ``0``, an element-wise
+operator whose tensors are packed, of one shape and at least ``CpuPolicy.numba_min_elements`` long, and whose
+row ``codegen.numba`` translates, runs as one pass over memory instead of NumPy's chunked ufunc chain: float16
+add through float32 chunks is about twenty ufunc passes per chunk, ADD1 + RELU two, a unary op with ScaleBias
+three. An operator NumPy runs as one ufunc (``NumpyKernel.direct``: float32 add, multiply, maximum...) joins the
+tier where the loop is faster: from ``CpuPolicy.direct_min`` elements on when native threads are usable, and for
+row broadcasts (``row_broadcast``).
 
-Threads. From ``PAR_MIN`` (2**15) elements on a loop runs on numba's native threads: the module's
-``_par`` drivers (``codegen.numba``) split the output into one contiguous block (rows layouts: a row or
-column range) per thread in a ``numba.prange``, each block running the serial loop, so every element gets
-the serial loop's bits. A launch costs about 1.6 us with the omp layer on a 2-vCPU VM, against 80-90 us for
-a hand-off to the backend's Python pool, which gained nothing below ``THREAD_MIN`` (2**21); measured per
-execute on that VM, 2 threads: float16 add 12.7 vs 15.5 us serial at 2**15, 56 vs 95 at 2**18, 205 vs 361
-at 2**20; float32 add (through the general execute path) 16.2 vs 19.0 us for np.add at 2**17, 79 vs 157
-at 2**20. At 2**15 a float32 add breaks even (4 us a call), so ``PAR_MIN`` is where the heavier loops
-(16-bit conversions, activations, ScaleBias) gain. Native threads are decided once per process
-(``native_threads``), at the first parallel driver's compile, by launching it on empty arrays: usable where
-numba's pool (``NUMBA_NUM_THREADS``) has two threads or more and the threading layer numba then picked is
-``omp`` or ``tbb``. The ``workqueue`` layer (numba's fallback where neither library loads) is refused: it is
-not thread-safe (launches from two Python threads at once abort the process) and costs 80-95 us a launch.
-Each call launches on ``min(gpuops' thread count, NUMBA_NUM_THREADS)`` threads (``threads``:
-``GPUOPS_NUM_THREADS``, else the CPUs this process may use), read per call: one thread means no launch (the
-serial loop). numba's thread count belongs to the calling thread; a launch on fewer threads than numba's pool
-sets it and restores it (``_launch``). GNU OpenMP is thread-safe but not fork-safe: numba terminates a
-forked child that launches after its parent did, so a child forked after the threading layer started (a
-``multiprocessing`` fork, not ``subprocess``' fork and exec) runs loops without native threads. Where they
-are unusable, loops run as before: serially, and in blocks on the backend's Python pool from
-``THREAD_MIN`` on; a numba loop holds no GIL while it runs. OpenMP's idle threads spin for a while after a
-launch: on a heavily oversubscribed machine launches were seen to take milliseconds; ``GPUOPS_NUM_THREADS=1``
-avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` made single launches 1.7-3x slower: float16 add at 2**16
-62 vs 19 us). One native launch at a time runs (``launch_alone``): a Python thread that finds another's
-launch running runs its own call serially; several Python threads executing large operators at once get
-more from ``GPUOPS_NUM_THREADS=1`` (each call on its own thread) than from native threads.
+Threads. From ``CpuPolicy.par_min`` (2**15) elements on a loop runs on numba's native threads: the module's
+``_par`` drivers (``codegen.numba``) split the output into one contiguous block (rows layouts: a row or column
+range) per thread in a ``numba.prange``, each block running the serial loop, so every element gets the serial
+loop's bits. A launch costs about 1.6 us with the omp layer on a 2-vCPU VM, against 80-90 us for a hand-off to
+the backend's Python pool, which gained nothing below ``CpuPolicy.thread_min`` (2**21); measured per execute on
+that VM, 2 threads: float16 add 12.7 vs 15.5 us serial at 2**15, 56 vs 95 at 2**18, 205 vs 361 at 2**20; float32
+add (through the general execute path) 16.2 vs 19.0 us for np.add at 2**17, 79 vs 157 at 2**20. At 2**15 a
+float32 add breaks even (4 us a call), so ``par_min`` is where the heavier loops (16-bit conversions,
+activations, ScaleBias) gain. Native threads are decided once per process (``native_threads``), at the first
+parallel driver's compile, by launching it on empty arrays: usable where numba's pool (``NUMBA_NUM_THREADS``)
+has two threads or more and the threading layer numba then picked is ``omp`` or ``tbb``. The ``workqueue`` layer
+(numba's fallback where neither library loads) is refused: it is not thread-safe (launches from two Python
+threads at once abort the process) and costs 80-95 us a launch. Each call launches on ``min(gpuops' thread
+count, NUMBA_NUM_THREADS)`` threads (``cpu.threads.threads``: ``GPUOPS_NUM_THREADS``, else the CPUs this process
+may use), read per call: one thread means no launch (the serial loop). numba's thread count belongs to the
+calling thread; a launch on fewer threads than numba's pool sets it and restores it (``cpu.threads._launch``).
+GNU OpenMP is thread-safe but not fork-safe: numba terminates a forked child that launches after its parent did,
+so a child forked after the threading layer started (a ``multiprocessing`` fork, not ``subprocess``' fork and
+exec) runs loops without native threads. Where they are unusable, loops run as before: serially, and in blocks
+on the backend's Python pool from ``CpuPolicy.thread_min`` on; a numba loop holds no GIL while it runs. OpenMP's
+idle threads spin for a while after a launch: on a heavily oversubscribed machine launches were seen to take
+milliseconds; ``GPUOPS_NUM_THREADS=1`` avoids that (libgomp's ``OMP_WAIT_POLICY=passive`` made single launches
+1.7-3x slower: float16 add at 2**16 62 vs 19 us). One native launch at a time runs (``launch_alone``, the guard
+in ``cpu.threads``): a Python thread that finds another's launch running runs its own call serially; several
+Python threads executing large operators at once get more from ``GPUOPS_NUM_THREADS=1`` (each call on its own
+thread) than from native threads.
 
 Sources are written to a cache folder (``GPUOPS_CACHE_DIR``, else ``~/.cache/gpuops``; its
 ``numba`` subfolder) and run from there, so numba's own on-disk cache (``cache=True``) spares
@@ -76,26 +76,14 @@ from descriptors import DataType
 from .. import config, private_folder
 from ..codegen.numba import LoopSpec
 from ..layout.launch_plan import FastPlan
-from . import numpy_backend as nb
+from .cpu import policy as _policy
+from .cpu import threads as _threads
+from .cpu.threads import launch_alone
 
-__all__ = ["MIN_ELEMENTS", "NumbaLoopKernel", "RowsLayout", "available", "launch_alone", "rows_layout"]
+__all__ = ["NumbaLoopKernel", "RowsLayout", "available", "launch_alone", "rows_layout"]
 
-# Below this many elements an operator keeps NumPy's ufunc path: a few microseconds there, so
-# a loop's compile (tenths of a second, once per process without the disk cache) would take
-# too many calls to pay back. From 2**10 on the loop saves 8-35 us per call (benchmarks, quick
-# run: float16 add 13.6 vs 49 us, ADD1 + RELU 7.0 vs 14.8 us at 1024 elements).
-MIN_ELEMENTS = 1 << 10
-
-# From this many elements on a loop runs on numba's native threads (the ``_par`` drivers of
-# ``codegen.numba``) where they are usable (``native_threads``): a launch costs about 1.6 us with
-# the omp layer, against 80-90 us for a hand-off to the Python pool (``numpy_backend._parallel``).
-PAR_MIN = 1 << 15
-# An operator NumPy runs as one ufunc on packed tensors (``NumpyKernel.direct``) moves to the
-# compiled tier from this many elements on where native threads are usable: the serial loop is no
-# faster than the ufunc, and the general execute path costs ~4 us more than ``numpy_backend.fast_paths``
-# (float32 add, 2 threads against np.add through the fast path: 10.3 vs 9.6 us at 2**16, 16.2 vs
-# 19.0 at 2**17, 27 vs 34 at 2**18).
-DIRECT_MIN = 1 << 17
+# Its thresholds (numba_min_elements, par_min, direct_min) are fields of cpu.policy.CpuPolicy; the launch guard
+# (launch_alone, its thread count and pause) is cpu.threads'.
 
 _available: bool | None = None
 _available_lock = threading.Lock()
@@ -135,97 +123,6 @@ def _import_numba() -> bool:
     return True
 
 
-@functools.cache
-def _max_threads() -> int:
-    """numba's thread pool size (``NUMBA_NUM_THREADS``, fixed once numba is imported): a launch may use
-    at most this many."""
-    import numba
-
-    return int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
-
-
-def threads() -> int:
-    """The threads a parallel driver launches on: gpuops' thread count (``GPUOPS_NUM_THREADS``, else the
-    CPUs this process may use), at most numba's pool size."""
-    return min(nb._thread_count(), _max_threads())
-
-
-_launching = threading.Lock()  # held during a native launch
-
-
-def _launch(driver: Any, args: tuple[Any, ...], count: int) -> None:
-    """``driver(*args)`` on ``count`` of numba's threads. numba's thread count belongs to the calling thread
-    and starts at the pool size: a launch on fewer sets it (about 1 us each way) and restores it after."""
-    if count == _max_threads():
-        driver(*args)
-        return
-    import numba
-
-    saved = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        driver(*args)
-    finally:
-        numba.set_num_threads(saved)
-
-
-# A launch that took more than SLOW_S, and more than SLOW_FACTOR times the kernel's best time per element
-# or more than SLOW_PER_ELEMENT a element (the bound for a process whose launches were all slow so far),
-# waited on a descheduled thread: OpenMP's threads meet at a barrier after each launch, and on a loaded
-# machine (other processes on the 2 cores) one of them waits for a time slice: launches that take
-# 60-200 us (2**20 elements) took about 8 ms, and PyTorch's own 2-thread kernels did the same in the same
-# periods. Native threads stay on while they gain more than slow launches lose: a credit grows by each
-# launch's time that is not slow (about what a second thread saves), up to CREDIT_MAX_S, and shrinks by
-# each slow launch's excess over the kernel's best; where it reaches zero, native launches pause for PAUSE_S
-# (calls run serially, or on the Python pool, whose threads claim blocks as they come), then one launch
-# tries again with no credit: a slow retry doubles the pause, up to PAUSE_MAX_S (one slow launch, about
-# 8 ms, a pause), and the pause goes back to PAUSE_S once the credit is full again. Translated loops run at
-# 0.05-0.4 ns an element on 2 threads (float32 add to float16 ADD1 + RELU, 2**20 elements), far below
-# SLOW_PER_ELEMENT.
-SLOW_S = 2e-3
-SLOW_FACTOR = 3.0
-SLOW_PER_ELEMENT = 2e-9
-CREDIT_MAX_S = 0.05
-PAUSE_S = 1.0
-PAUSE_MAX_S = 32.0
-_paused_until = 0.0
-_pause = 0.0  # the last pause (0: none since the credit was last full)
-_credit = 0.0
-
-
-def launch_alone(kernel: Any, driver: Any, args: tuple[Any, ...], count: int, size: int) -> bool:
-    """``_launch`` where no other native launch of this module is running and launches are not paused
-    (``SLOW_S``); False (nothing run) otherwise: the caller then runs its serial path. GNU OpenMP gives each
-    launching Python thread a team of its own, and a team's idle threads spin after a launch, so teams from
-    two Python threads at once oversubscribe the cores: a float32 add at 2**20 from two Python threads took
-    148 us a call (throughput) with both launching, 137 with this, against 67 from one thread; waiting for
-    the lock instead took 187."""
-    global _paused_until, _pause, _credit
-    start = time.perf_counter()
-    if start < _paused_until or not _launching.acquire(blocking=False):
-        return False
-    try:
-        _launch(driver, args, count)
-    finally:
-        _launching.release()
-    took = time.perf_counter() - start
-    expected = kernel.best * size
-    if took > SLOW_S and (took > SLOW_FACTOR * expected or took > SLOW_PER_ELEMENT * size):
-        _credit -= took - expected if expected < took else took
-        if _credit <= 0:
-            _pause = min(max(2 * _pause, PAUSE_S), PAUSE_MAX_S)
-            _paused_until = start + took + _pause
-            _credit = 0.0
-            log.debug("gpuops: native launches lose time (last %.1f ms); pausing for %.0f s", took * 1e3, _pause)
-    else:
-        _credit = min(_credit + took, CREDIT_MAX_S)
-        if _credit >= CREDIT_MAX_S:
-            _pause = 0.0
-        if took < expected:
-            kernel.best = took / size
-    return True
-
-
 def native_threads(probe: Callable[[], None] | None = None) -> bool:
     """Whether loops may run on numba's native threads: decided once per process, under a lock, by
     ``probe`` (a parallel driver's first launch, on empty arrays) where not decided yet (without a
@@ -244,7 +141,7 @@ def native_threads(probe: Callable[[], None] | None = None) -> bool:
 def _decide(probe: Callable[[], None]) -> bool:
     import numba
 
-    if _max_threads() < 2 or str(getattr(numba.config, "THREADING_LAYER", "")).startswith("workqueue"):
+    if _threads._max_threads() < 2 or str(getattr(numba.config, "THREADING_LAYER", "")).startswith("workqueue"):
         return False
     try:
         probe()
@@ -458,9 +355,9 @@ class NumbaLoopKernel:
     def compile_native(self, kind: str) -> bool:
         """Compile the parallel driver of the ``"flat"`` or ``"rows"`` loop where native threads are usable
         (its first launch decides that, once per process: ``native_threads``) and gpuops may use more than
-        one thread; whether the driver is ready. ``run`` and ``run_rows`` use a ready driver from ``PAR_MIN``
+        one thread; whether the driver is ready. ``run`` and ``run_rows`` use a ready driver from ``par_min``
         elements on."""
-        if threads() < 2:
+        if _threads.threads() < 2:
             return False
         par = kind + "_par"
         if not native_threads(lambda: self.compile(par)):
@@ -474,59 +371,71 @@ class NumbaLoopKernel:
 
     def run(self, ins: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], aliased: bool) -> None:
         """The flat loop over 1-D views of equal length: its parallel driver on native threads from
-        ``PAR_MIN`` elements on where it is ready (``compile_native``), else the serial loop, or blocks on
-        the backend's Python pool from ``THREAD_MIN`` on. Every element's inputs are loaded before its
+        ``par_min`` elements on where it is ready (``compile_native``), else the serial loop, or blocks on
+        the backend's Python pool from ``CpuPolicy.thread_min`` on. Every element's inputs are loaded before its
         output is stored, by one thread, so exact in-place aliasing (the only aliasing binding lets through)
         is safe. No NumPy ufunc runs, so NumPy's floating-point error state is neither read nor
         changed (the loops use ``error_model="numpy"``: no exception for a division by zero)."""
         xs = [v.view(np.uint16) if v.itemsize == 2 else v for v in ins]
         o = out.view(np.uint16) if out.itemsize == 2 else out
         size = o.shape[0]
-        if size >= PAR_MIN and _native and "flat_par" in self._compiled and time.perf_counter() >= _paused_until:
-            t = threads()
+        p = _policy.POLICY
+        if (
+            size >= p.par_min
+            and _native
+            and "flat_par" in self._compiled
+            and time.perf_counter() >= _threads._paused_until
+        ):
+            t = _threads.threads()
             if t > 1 and launch_alone(self, self.par_loop, (*xs, *prepared, o, t), t, size):
                 return
-        if size < nb.THREAD_MIN:
+        if size < p.thread_min:
             self.loop(*xs, *prepared, o)
             return
-        blocks = list(nb._chunks(o.shape, nb.THREAD_BLOCK))
+        blocks = list(_threads._chunks(o.shape, p.thread_block))
 
         def work(part: Iterable[Any]) -> None:
             for idx in part:
                 self.loop(*(x[idx] for x in xs), *prepared, o[idx])
 
-        nb._parallel(blocks, work, size)
+        _threads._parallel(blocks, work, size)
 
     def run_rows(
         self, bufs: Sequence[np.ndarray], out: np.ndarray, prepared: tuple[Any, ...], layout: RowsLayout
     ) -> None:
         """The rows loop over the bound buffers themselves (no views), in row or column blocks: on
-        native threads from ``PAR_MIN`` elements on where its driver is ready, else on the backend's Python
-        pool from ``THREAD_MIN`` on. In place is safe as in ``run``:
+        native threads from ``par_min`` elements on where its driver is ready, else on the backend's Python
+        pool from ``CpuPolicy.thread_min`` on. In place is safe as in ``run``:
         an output may share only an input's identical buffer and layout."""
         xs = [b.view(np.uint16) if b.itemsize == 2 else b for b in bufs]
         o = out.view(np.uint16) if out.itemsize == 2 else out
         rows, cols, strides = layout
         size = rows * cols
-        if size >= PAR_MIN and _native and "rows_par" in self._compiled and time.perf_counter() >= _paused_until:
-            t = threads()
+        p = _policy.POLICY
+        if (
+            size >= p.par_min
+            and _native
+            and "rows_par" in self._compiled
+            and time.perf_counter() >= _threads._paused_until
+        ):
+            t = _threads.threads()
             args = (*xs, *prepared, o, 0, rows, 0, cols, *strides, t)
             if t > 1 and launch_alone(self, self.rows_par_loop, args, t, size):
                 return
-        if size < nb.THREAD_MIN:
+        if size < p.thread_min:
             self.rows_loop(*xs, *prepared, o, 0, rows, 0, cols, *strides)
             return
         if rows > 1:
-            step = max(1, nb.THREAD_BLOCK // cols)
+            step = max(1, p.thread_block // cols)
             blocks = [(r, min(r + step, rows), 0, cols) for r in range(0, rows, step)]
         else:
-            blocks = [(0, 1, c, min(c + nb.THREAD_BLOCK, cols)) for c in range(0, cols, nb.THREAD_BLOCK)]
+            blocks = [(0, 1, c, min(c + p.thread_block, cols)) for c in range(0, cols, p.thread_block)]
 
         def work(part: Iterable[Any]) -> None:
             for r0, r1, c0, c1 in part:
                 self.rows_loop(*xs, *prepared, o, r0, r1, c0, c1, *strides)
 
-        nb._parallel(blocks, work, size)
+        _threads._parallel(blocks, work, size)
 
 
 RowsLayout = tuple[int, int, tuple[int, ...]]  # rows, cols, (rs, cs) of each input, then of the output

@@ -33,10 +33,10 @@ sums (``raw``: without the +0.0) :func:`combine` adds in the tree's order, so th
 several threads with NumPy's bits.
 
 Threads: :func:`row_sums_parallel` (numba's ``prange``, ``parallel_ok``: omp or tbb only), launched by
-:func:`sum_rows` through the element-wise tier's guard (``numba_loops.launch_alone``): with the other vCPU busy,
+:func:`sum_rows` through the CPU's launch guard (``cpu.threads.launch_alone``): with the other vCPU busy,
 a numba launch here can take ~8 ms (an empty ``prange`` too: OpenMP's spinning team waits for a descheduled
 thread), and the guard then pauses native launches, the NumPy backend sharing blocks of rows among its own pool
-instead (``numpy_backend.REDUCE_NUMBA_DRIVER``), whose dynamic claiming stays near the one-thread time.
+instead (``CpuPolicy.reduce_numba_driver``), whose dynamic claiming stays near the one-thread time.
 
 Disk cache: numba's index files are pickles, so whoever can write where numba reads them runs code in this
 process. The kernels are not declared ``cache=True`` (numba would read ``NUMBA_CACHE_DIR`` or the ``__pycache__``
@@ -320,8 +320,8 @@ def sum_pieces(flat: np.ndarray, n: int, mode: int, threads: int, levels: int, g
     """``0 + pw(map(flat[:n]))`` as a 1-element array of ``flat``'s type, the top ``levels`` levels of the tree
     split into pieces summed on ``threads`` of numba's threads (:func:`pieces_parallel`) and combined in the tree's
     order (:func:`combine`): NumPy's bits. None, with nothing computed, where the launch guard refused
-    (``numba_loops.launch_alone``, as :func:`sum_rows`)."""
-    from .numba_loops import launch_alone
+    (``cpu.threads.launch_alone``, as :func:`sum_rows`)."""
+    from .cpu.threads import launch_alone
 
     arrays, depth, prog = piece_plans(n, levels)
     sums = np.empty(len(arrays[0]), flat.dtype)
@@ -443,7 +443,7 @@ def sum_rows(
     ``raw``: ``pw(...)`` itself, without adding the +0.0 (a -0.0 sum stays -0.0).
 
     More than one thread: :func:`row_sums_parallel`, ``BLOCKS_PER_THREAD`` blocks of rows per thread claimed one
-    at a time, through the element-wise tier's launch guard (``numba_loops.launch_alone``: one native launch at a
+    at a time, through the CPU's launch guard (``cpu.threads.launch_alone``: one native launch at a
     time, paused while launches lose time; ``guard`` keeps the best time per element, as a loop kernel does):
     False, with nothing written, where the guard refused (the caller then runs its other path); True otherwise."""
     lo, ln, prog, depth = plan(n)
@@ -451,7 +451,7 @@ def sum_rows(
     if threads <= 1:
         row_sums(flat, rows, rstride, lo, ln, prog, depth, out, ostride, mode, zero, raw)
         return True
-    from .numba_loops import launch_alone
+    from .cpu.threads import launch_alone
 
     threads = min(threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     blocks = min(threads * BLOCKS_PER_THREAD, rows)

@@ -3,7 +3,7 @@
 Every backend runs its kernels one of three ways, so the three shapes live here once: over views with the
 tensors' sizes and strides (``ElementwiseRun``, ``ReduceRun``), or over the bound buffers themselves with a
 planned layout (``BufferRun``: gpuops' flat/rows kernels, the numba rows loop). A backend passes its view
-maker (``numpy_backend.view_maker``, or ``cupy_backend.view_maker`` bound to its array module).
+maker (``cpu.views.view_maker``, or ``cupy_backend.view_maker`` bound to its array module).
 """
 
 from __future__ import annotations
