@@ -92,8 +92,7 @@ def variant_name(row: OpRow, variant: object) -> str | None:
         return None
     if not isinstance(row, ReductionRow) or not row.variants:
         raise DescriptorError(f"{row.name} has one capability table; it takes no variant (got {variant!r})", "variant")
-    enum_type = row.field(row.selector).enum_type
-    assert enum_type is not None
+    enum_type = row.field(row.selector).enum_class
     try:
         if isinstance(variant, bool):  # an int, but never a selector value
             raise ValueError

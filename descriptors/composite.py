@@ -42,10 +42,14 @@ class Part:
 
     def __post_init__(self) -> None:
         inputs = self.desc.input_tensors
-        assert len(inputs) == len(self.reads), f"{self.desc.row.name}: {len(self.reads)} reads, {len(inputs)} inputs"
+        name = self.desc.row.name
+        if len(inputs) != len(self.reads):
+            raise ValueError(f"{name}: {len(self.reads)} reads for {len(inputs)} inputs")
         for t, r in zip(inputs, self.reads, strict=True):
-            assert (t is None) == (r is None), f"{self.desc.row.name}: a present input needs a read, an absent none"
-            assert r is None or r[0] in ("input", "part"), r
+            if (t is None) != (r is None):
+                raise ValueError(f"{name}: a present input needs a read, an absent one none (read {r!r})")
+            if r is not None and r[0] not in ("input", "part"):
+                raise ValueError(f"{name}: a read is ('input', k) or ('part', k) (got {r!r})")
 
 
 def compute_type(data_type: DataType) -> DataType:

@@ -483,7 +483,8 @@ class GraphDesc:
         """The ``TensorDesc`` of graph output ``graph_output_index`` (its node output's)."""
         src = self.outputs[graph_output_index]
         tensor = self.nodes[src.node].outputs[src.index]  # type: ignore[index]
-        assert tensor is not None  # constant nodes are never graph outputs
+        if tensor is None:  # GraphDesc refuses a constant node as a graph output
+            raise DescriptorError(f"GraphDesc: graph output {graph_output_index} has no tensor", "output_edges")
         return tensor
 
 

@@ -116,7 +116,11 @@ REDUCTION_ROWS: tuple[ReductionRow, ...] = REDUCE_ROWS
 ROWS: tuple[OpRow, ...] = ELEMENTWISE_ROWS + REDUCTION_ROWS + COMPOSITE_ROWS + SCAN_ROWS
 
 ROW_BY_NAME: dict[str, OpRow] = {r.name: r for r in ROWS}
-assert len(ROW_BY_NAME) == len(ROWS), "duplicate operator name in the op table"
+if len(ROW_BY_NAME) != len(ROWS):
+    _names = [r.name for r in ROWS]
+    raise RuntimeError(
+        f"duplicate operator names in the op table: {sorted({n for n in _names if _names.count(n) > 1})}"
+    )
 
 # Every CUDA helper, each declared once by one family (HelperRegistry refuses a second).
 HELPERS = HelperRegistry(
@@ -135,10 +139,12 @@ def _check_links() -> None:
     named = {h for r in ELEMENTWISE_ROWS for h in r.helpers}
     named |= {h for r in REDUCTION_ROWS for red in r.reductions.values() for h in red.helpers}
     unknown = sorted(named - set(HELPERS))
-    assert not unknown, f"rows name undeclared CUDA helpers: {unknown}"
+    if unknown:
+        raise RuntimeError(f"rows name undeclared CUDA helpers: {unknown}")
     for r in ELEMENTWISE_ROWS:
         for link in (r.grad, r.grad_use_dst):
-            assert not link or ROW_BY_NAME[link].family is Family.GRAD, f"{r.name}: {link} is not a backward row"
+            if link and ROW_BY_NAME[link].family is not Family.GRAD:
+                raise RuntimeError(f"{r.name}: {link} is not a backward row")
 
 
 _check_links()

@@ -107,6 +107,13 @@ class Field:
     extension: bool = False
 
     @property
+    def enum_class(self) -> type[enum.Enum]:
+        """``enum_type``, for an ENUM field; TypeError for a field without one."""
+        if self.enum_type is None:
+            raise TypeError(f"field {self.name} ({self.kind.name}) has no enum type")
+        return self.enum_type
+
+    @property
     def is_param(self) -> bool:
         """A value passed to the kernel as an argument (FLOAT, ENUM or SCALAR)."""
         return self.kind in (FieldKind.FLOAT, FieldKind.ENUM, FieldKind.SCALAR)
@@ -494,9 +501,7 @@ class ReductionRow(Row):
 
     def variant_of(self, desc: object) -> str:
         v = getattr(desc, self.selector)
-        enum_type = self.field(self.selector).enum_type
-        assert enum_type is not None
-        return str(enum_type(v).name)
+        return str(self.field(self.selector).enum_class(v).name)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

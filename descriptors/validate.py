@@ -119,8 +119,7 @@ class _Checker:
             if is_output:
                 self.output_layout(role, t)
         needed = calc_buffer_tensor_size(t.data_type, t.sizes, t.strides)
-        assert t.total_tensor_size_in_bytes is not None
-        if t.total_tensor_size_in_bytes < needed:
+        if t.total_tensor_size_in_bytes is None or t.total_tensor_size_in_bytes < needed:
             raise self.fail(
                 f"{role}.total_tensor_size_in_bytes",
                 f"is {t.total_tensor_size_in_bytes}; sizes {t.sizes} strides {t.strides} of {t.data_type.name} "
@@ -138,8 +137,7 @@ class _Checker:
             raise self.fail(f"{role}.flags", "is OWNED_BY_DML; the flag applies to input tensors only")
 
     def output_layout(self, role: str, t: TensorDesc) -> None:
-        assert t.strides is not None
-        dims = sorted((st, s, i) for i, (s, st) in enumerate(zip(t.sizes, t.strides, strict=True)) if s > 1)
+        dims = sorted((st, s, i) for i, (s, st) in enumerate(zip(t.sizes, t.element_strides, strict=True)) if s > 1)
         reach = 1  # one past the largest index the dimensions already seen can reach (index 0 alone)
         for st, s, i in dims:
             if st == 0:
@@ -219,13 +217,13 @@ class _Checker:
                 if problem is not None:
                     raise self.fail(where, f"(FLOAT) {problem}")
             elif f.kind is FieldKind.ENUM:
-                assert f.enum_type is not None
+                enum_type = f.enum_class
                 try:
-                    f.enum_type(v)
+                    enum_type(v)
                 except (ValueError, TypeError):
                     raise self.fail(
                         where,
-                        f"must be {_a(f.enum_type.__name__)} (got {show_number(v)}); allowed: {_names(f.enum_type)}",
+                        f"must be {_a(enum_type.__name__)} (got {show_number(v)}); allowed: {_names(enum_type)}",
                     ) from None
             elif f.kind is FieldKind.DATA_TYPE:
                 if not isinstance(v, DataType) or (out_type is not None and v is not out_type):
@@ -262,14 +260,14 @@ class _Checker:
 
     def selector(self, f: Field, v: object) -> None:
         """An enum that picks the computation (REDUCE's Function, ARGMAX's AxisDirection)."""
-        assert f.enum_type is not None
+        enum_type = f.enum_class
         try:
             if isinstance(v, bool):  # bool is an int, but never a DirectML enum value
                 raise TypeError
-            f.enum_type(v)
+            enum_type(v)
         except (ValueError, TypeError):
             raise self.fail(
-                f.name, f"must be {_a(f.enum_type.__name__)} (got {show_number(v)}); allowed: {_names(f.enum_type)}"
+                f.name, f"must be {_a(enum_type.__name__)} (got {show_number(v)}); allowed: {_names(enum_type)}"
             ) from None
 
     def scalar(self, where: str, v: object, dt: DataType | None) -> None:

@@ -19,7 +19,7 @@ import os
 import platform
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -263,8 +263,7 @@ class _Demo:
         compiled = dev.compile_operator(dev.create_operator(desc))
         out_t = desc.output_tensors[0]
         out_np = out_t.data_type.numpy_dtype
-        need = out_t.total_tensor_size_in_bytes
-        assert need is not None  # set by validation
+        need = cast(int, out_t.total_tensor_size_in_bytes)  # TensorDesc.__post_init__ always sets it
         out_buf = self.empty(-(-need // out_np.itemsize), out_np)
         compiled.execute([self.to_device(a) for a in inputs.values()], [out_buf])
         got = self.to_host(out_buf)[: out_t.element_count].reshape(out_t.sizes)
@@ -357,7 +356,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     # (b) OpenVINO Divide, auto_broadcast=numpy: (8, 1, 6, 1) / (7, 1, 5) -> (8, 7, 6, 5).
     a_shape, b_shape, out_shape = (8, 1, 6, 1), (7, 1, 5), (8, 7, 6, 5)
-    assert np.broadcast_shapes(a_shape, b_shape) == out_shape
+    if np.broadcast_shapes(a_shape, b_shape) != out_shape:
+        raise RuntimeError(f"demo: {a_shape} and {b_shape} broadcast to {np.broadcast_shapes(a_shape, b_shape)}")
     a = ((np.arange(48, dtype=np.float32) - 20.0) * 0.75).reshape(a_shape)
     b = (np.arange(35, dtype=np.float32) - 17.5).reshape(b_shape)  # half-integers: no zeros
     desc = ElementWiseDivideOperatorDesc(

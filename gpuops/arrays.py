@@ -15,7 +15,7 @@ A core module under ``CompiledOperator`` (whose ``__call__`` is :func:`call`), `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import ml_dtypes
 import numpy as np
@@ -32,8 +32,7 @@ __all__ = ["call", "return_like", "same_values"]
 
 def _elements(t: TensorDesc) -> int:
     """Elements of the buffer a tensor needs (``total_tensor_size_in_bytes`` rounded up to whole elements)."""
-    need = t.total_tensor_size_in_bytes
-    assert need is not None
+    need = cast(int, t.total_tensor_size_in_bytes)  # TensorDesc.__post_init__ always sets it
     return -(-need // t.data_type.itemsize)
 
 

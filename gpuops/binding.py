@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -98,10 +98,8 @@ class BindingPlan:
             t: TensorDesc | None = getattr(desc, role)
             if t is None:
                 return Slot(role, None, None, 0, 0)
-            assert t.total_tensor_size_in_bytes is not None
-            return Slot(
-                role, t, t.data_type.numpy_dtype, t.total_tensor_size_in_bytes, t.guaranteed_base_offset_alignment
-            )
+            need = cast(int, t.total_tensor_size_in_bytes)  # TensorDesc.__post_init__ always sets it
+            return Slot(role, t, t.data_type.numpy_dtype, need, t.guaranteed_base_offset_alignment)
 
         ins = tuple(slot(f.name) for f in row.input_fields)
         outs = tuple(slot(f.name) for f in row.output_fields)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -86,13 +86,14 @@ class CompiledGraph(CompiledOperator):
                 in_refs = [self._constant(r, t) for r, t in step.inputs]
                 self._steps.append((kernel, in_refs, list(step.outputs), False))
                 self._sources.append(str(getattr(kernel, "source", "")))
-            else:
-                assert isinstance(step, FusedStep)
+            elif isinstance(step, FusedStep):
                 fused = FusedLowering(step, tuple(lower(d) for d in step.descs))
                 kernel = backend.compile_fused(fused)
                 in_refs = [self._constant(r, t) for r, t in step.inputs]
                 self._steps.append((kernel, in_refs, [r for _, r, _ in step.outputs], False))
                 self._sources.append(fused.spec.source)
+            else:
+                raise TypeError(f"compile_graph: a plan step of unknown kind {type(step).__name__}")
         # The steps that run after one has written a graph output: ``execute`` checks their buffers before the
         # first step runs (a step before them checks its own when it runs: nothing the caller sees is written yet).
         writes = [k for k, (_, _, out_refs, _) in enumerate(self._steps) if any(r.kind == "output" for r in out_refs)]
@@ -122,7 +123,8 @@ class CompiledGraph(CompiledOperator):
         dt = tensor.data_type.numpy_dtype
         if (ref.index, dt) not in self._constants:
             node = self.graph.nodes[ref.index]
-            assert isinstance(node, ConstantNode)
+            if not isinstance(node, ConstantNode):
+                raise TypeError(f"compile_graph: {ref} names nodes[{ref.index}], not a ConstantNode")
             host = np.frombuffer(node.data, dtype=np.uint8)
             host = np.concatenate([host, np.zeros(-host.size % dt.itemsize, np.uint8)]).view(dt)
             backend = self._backend
@@ -309,6 +311,5 @@ def _aligned_empty(backend: Any, count: int, dtype: np.dtype, align: int) -> Any
 
 
 def _count(t: TensorDesc) -> int:
-    need = t.total_tensor_size_in_bytes
-    assert need is not None
+    need = cast(int, t.total_tensor_size_in_bytes)  # TensorDesc.__post_init__ always sets it
     return max(1, math.ceil(need / t.data_type.itemsize))

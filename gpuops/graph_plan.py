@@ -8,11 +8,12 @@
    rewritten so), and graph inputs and constants through the consumer's own layout, as bound.
 2. **Fusion.** Element-wise nodes joined by intermediate edges are merged into groups, greedily in
    topological order, unless a merge would make the group both before and after another step (a cycle
-   through a reduction). A group of two or more nodes is one kernel: each node computes in its compute type
-   and rounds to its output type at the node boundary, exactly as the nodes run one by one, but intermediates
-   stay in registers. A group whose one exit value only a reduction reads becomes the reduction's prologue (its
-   map expression); the front of the group reading a reduction's result and nothing else, its epilogue (its
-   post-map): ``FusedReduceStep``.
+   through a reduction, or through another group: the check follows the groups, which run as one step each,
+   not single nodes); such nodes stay in groups of their own. A group of two or more nodes is one kernel: each
+   node computes in its compute type and rounds to its output type at the node boundary, exactly as the nodes
+   run one by one, but intermediates stay in registers. A group whose one exit value only a reduction reads
+   becomes the reduction's prologue (its map expression); the front of the group reading a reduction's result
+   and nothing else, its epilogue (its post-map): ``FusedReduceStep``.
 3. **Homes.** A value read outside its group (or by a non-fused node) is materialized: in the graph output it
    is (the first one, when it is several), else in a workspace buffer the compiled graph owns. A value that
    is more than one graph output is copied into the others by ``ELEMENT_WISE_IDENTITY`` steps.
@@ -133,60 +134,85 @@ def _widens(graph: GraphDesc, i: int, k: int) -> bool:
         return False
     reader = graph.nodes[i].inputs[k]
     written = graph.nodes[src.node].outputs[src.index]
-    assert reader is not None and written is not None
-    return written.sizes != reader.sizes
+    return reader is not None and written is not None and written.sizes != reader.sizes
+
+
+def _operator(graph: GraphDesc, i: int) -> OperatorNode:
+    """Node ``i``, an operator node (the planner never gives a constant node a step)."""
+    node = graph.nodes[i]
+    if not isinstance(node, OperatorNode):
+        raise TypeError(f"graph plan: nodes[{i}] is a {type(node).__name__}, not an OperatorNode")
+    return node
+
+
+def _node_of(src: Source) -> int:
+    """The node a graph output reads (an output edge always leaves a node)."""
+    if src.node is None:
+        raise ValueError(f"graph plan: {src} reads a graph input, not a node output")
+    return src.node
 
 
 def _rewritten(graph: GraphDesc, i: int) -> OperatorDesc:
     """Node ``i``'s descriptor with each intermediate-fed input read through its producer's output layout."""
-    node = graph.nodes[i]
-    assert isinstance(node, OperatorNode)
-    desc = node.desc
+    desc = _operator(graph, i).desc
     changes = {}
     for k, (field, src) in enumerate(zip(desc.row.input_fields, graph.sources[i], strict=True)):
-        if src is None or src.node is None or isinstance(graph.nodes[src.node], ConstantNode):
-            continue
-        producer = graph.nodes[src.node]
-        assert isinstance(producer, OperatorNode)
-        layout = producer.outputs[src.index]
+        producer = None if src is None or src.node is None else graph.nodes[src.node]
         read = desc.input_tensors[k]
-        assert read is not None
-        layout = layout.read_as(read.sizes)  # a broadcast edge: stride 0 where it widens
+        if src is None or not isinstance(producer, OperatorNode) or read is None:
+            continue  # absent, a graph input or a constant: read through this node's own layout
+        layout = producer.outputs[src.index].read_as(read.sizes)  # a broadcast edge: stride 0 where it widens
         if layout != read:
             changes[field.name] = layout
     return dataclasses.replace(desc, **changes) if changes else desc  # type: ignore[type-var]
 
 
 def _groups(graph: GraphDesc) -> list[list[int]]:
-    """Fusion groups (node indices in topological order); every other node is a group of one."""
+    """Fusion groups (node indices in topological order); every other node is a group of one.
+
+    Element-wise neighbours merge greedily in topological order. A group runs as one step, so the check is made
+    between groups, not nodes: two groups merge unless some chain of groups leads from one to the other through a
+    third (the merged step would then run both before and after that third one: a cycle), in which case they stay
+    apart. The groups stay a DAG after every merge, whatever the graph."""
     n = len(graph.nodes)
-    group = list(range(n))
-    succ: list[set[int]] = [set() for _ in range(n)]
+    owner = list(range(n))
+    members: dict[int, list[int]] = {i: [i] for i in range(n)}
+    succ: dict[int, set[int]] = {i: set() for i in range(n)}  # group -> the groups reading its values
+    pred: dict[int, set[int]] = {i: set() for i in range(n)}  # group -> the groups it reads
     for i, srcs in enumerate(graph.sources):
         for s in srcs:
             if s is not None and s.node is not None:
                 succ[s.node].add(i)
+                pred[i].add(s.node)
 
-    def find(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    def leaves_and_returns(a: int, b: int) -> bool:
-        """Whether some path from group ``a`` to group ``b`` passes through another group (merging them
-        would then make a cycle)."""
-        start = [j for i in range(n) if find(i) == a for j in succ[i] if find(j) not in (a, b)]
-        seen: set[int] = set()
-        while start:
-            j = start.pop()
-            if j in seen:
-                continue
-            seen.add(j)
-            if find(j) == b:
-                return True
-            start.extend(k for k in succ[j] if find(k) != a)
+    def through_another(a: int, b: int) -> bool:
+        """Whether a chain of groups leads from group ``a`` to group ``b`` through some third group."""
+        stack = [c for c in succ[a] if c != b]
+        seen = set(stack)
+        while stack:
+            for d in succ[stack.pop()]:
+                if d == b:
+                    return True
+                if d not in seen:
+                    seen.add(d)
+                    stack.append(d)
         return False
+
+    def merge(a: int, b: int) -> None:
+        """Group ``b`` joins group ``a``."""
+        for c in pred[b]:
+            succ[c].discard(b)
+            if c != a:
+                succ[c].add(a)
+        for c in succ[b]:
+            pred[c].discard(b)
+            if c != a:
+                pred[c].add(a)
+        succ[a] = (succ[a] | succ.pop(b)) - {a, b}
+        pred[a] = (pred[a] | pred.pop(b)) - {a, b}
+        for i in members[b]:
+            owner[i] = a
+        members[a] += members.pop(b)
 
     for i in graph.order:
         if not _is_elementwise(graph.nodes[i]):
@@ -194,14 +220,14 @@ def _groups(graph: GraphDesc) -> list[list[int]]:
         for k, s in enumerate(graph.sources[i]):
             if s is None or s.node is None or not _is_elementwise(graph.nodes[s.node]) or _widens(graph, i, k):
                 continue
-            a, b = find(s.node), find(i)
-            if a != b and not leaves_and_returns(a, b) and not leaves_and_returns(b, a):
-                group[b] = a
-    members: dict[int, list[int]] = {}
+            a, b = owner[s.node], owner[i]
+            if a != b and not through_another(a, b) and not through_another(b, a):
+                merge(a, b)
+    groups: dict[int, list[int]] = {}
     for i in graph.order:
         if not isinstance(graph.nodes[i], ConstantNode):
-            members.setdefault(find(i), []).append(i)
-    return list(members.values())
+            groups.setdefault(owner[i], []).append(i)
+    return list(groups.values())
 
 
 def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
@@ -301,7 +327,12 @@ def _step_order(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
             if h not in done and h not in ready and deps[h] <= set(done):
                 ready.append(h)
         ready.sort()
-    assert len(done) == len(groups), "fusion made a cycle"
+    if len(done) != len(groups):  # _groups keeps the groups a DAG: only a planner bug gets here
+        stuck = [groups[g] for g in range(len(groups)) if g not in done]
+        raise RuntimeError(
+            f"compile_graph: the fused steps of node groups {stuck} read each other in a cycle (a gpuops planner "
+            "bug: please report it with the graph; CompiledGraph(device, graph, flags, fuse=False) runs it unfused)"
+        )
     return [groups[g] for g in done]
 
 
@@ -318,8 +349,7 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
     readers = _readers(graph)
     graph_outputs: dict[tuple[int, int], list[int]] = {}
     for g, src in enumerate(graph.outputs):
-        assert src.node is not None
-        graph_outputs.setdefault((src.node, src.index), []).append(g)
+        graph_outputs.setdefault((_node_of(src), src.index), []).append(g)
 
     workspaces: list[TensorDesc] = []
     home: dict[tuple[int, int], Ref] = {}
@@ -355,15 +385,13 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
             prologue: FusedStep | None = None
             epilogue: FusedStep | None = None
             if front:
-                assert src.node is not None
+                made = _node_of(src)  # a prologue's value is a node's
                 prologue = _fused_step(graph, front, descs, ref_of, home)
-                value = descs[src.node].output_tensors[src.index]
-                prologue = dataclasses.replace(prologue, outputs=((front.index(src.node), Ref("reduce", 0), value),))
+                value = descs[made].output_tensors[src.index]
+                prologue = dataclasses.replace(prologue, outputs=((front.index(made), Ref("reduce", 0), value),))
                 inputs = prologue.inputs
             else:
-                read = descs[r].input_tensors[0]
-                assert read is not None
-                inputs = ((ref_of(src), read),)
+                inputs = ((ref_of(src), _present(descs[r].input_tensors[0], r, 0)),)
             if back:
                 epilogue = _fused_step(graph, back, descs, ref_of, home)
                 outs = tuple(ref for _, ref, _ in epilogue.outputs)
@@ -387,6 +415,13 @@ def plan_graph(graph: GraphDesc, fuse: bool = True) -> GraphPlan:
     return GraphPlan(tuple(steps), tuple(workspaces))
 
 
+def _present(tensor: TensorDesc | None, i: int, k: int) -> TensorDesc:
+    """Input ``k`` of node ``i``, which an edge feeds (GraphDesc: an input has an edge exactly when present)."""
+    if tensor is None:
+        raise ValueError(f"graph plan: input {k} of nodes[{i}] is absent but an edge feeds it")
+    return tensor
+
+
 def _fused_step(
     graph: GraphDesc,
     nodes: Sequence[int],
@@ -405,9 +440,7 @@ def _fused_step(
             elif s.node is not None and s.node in position:
                 row.append(("node", position[s.node]))
             else:
-                layout = descs[i].input_tensors[j]
-                assert layout is not None
-                ext = (ref_of(s), layout)
+                ext = (ref_of(s), _present(descs[i].input_tensors[j], i, j))
                 if ext not in externals:
                     externals.append(ext)
                 row.append(("in", externals.index(ext)))
@@ -421,7 +454,8 @@ def composite_graph(desc: OperatorDesc) -> GraphDesc:
     descriptor's ``g``-th present input tensor, the one graph output the last part's output; intermediate edges
     may broadcast (``GraphDesc.broadcast_edges``)."""
     row = desc.row
-    assert isinstance(row, CompositeRow), row.name
+    if not isinstance(row, CompositeRow):
+        raise TypeError(f"composite_graph: {row.name} is not a composite operator (CompositeRow)")
     parts = row.decompose(desc)
     present = [k for k, t in enumerate(desc.input_tensors) if t is not None]
     graph_input = {k: g for g, k in enumerate(present)}

@@ -67,7 +67,8 @@ class Lowering:
 
     @property
     def scan_row(self) -> ScanRow:
-        assert isinstance(self.row, ScanRow), self.row.name
+        if not isinstance(self.row, ScanRow):
+            raise TypeError(f"{self.row.name} is not a scan (ScanRow)")
         return self.row
 
     @functools.cached_property
@@ -79,13 +80,22 @@ class Lowering:
 
     @property
     def elementwise_row(self) -> ElementwiseRow:
-        assert isinstance(self.row, ElementwiseRow), self.row.name
+        if not isinstance(self.row, ElementwiseRow):
+            raise TypeError(f"{self.row.name} is not element-wise (ElementwiseRow)")
         return self.row
 
     @property
     def reduction_row(self) -> ReductionRow:
-        assert isinstance(self.row, ReductionRow), self.row.name
+        if not isinstance(self.row, ReductionRow):
+            raise TypeError(f"{self.row.name} is not a reduction (ReductionRow)")
         return self.row
+
+    @property
+    def reduction_variant(self) -> str:
+        """The reduction's variant (REDUCE's function name, ``"SUM"``)."""
+        if self.variant is None:
+            raise TypeError(f"{self.row.name}: a lowering without a reduction variant")
+        return self.variant
 
     @property
     def fused(self) -> ElementwiseRow | None:
@@ -93,7 +103,8 @@ class Lowering:
         if self.fused_desc is None:
             return None
         row = self.fused_desc.row
-        assert isinstance(row, ElementwiseRow)
+        if not isinstance(row, ElementwiseRow):
+            raise TypeError(f"{self.row.name}: fused activation {row.name} is not element-wise (ElementwiseRow)")
         return row
 
     @property
@@ -120,33 +131,34 @@ class Lowering:
         if self.is_scan:
             return scan_kernel_spec(self.scan_row, self.dtypes)
         if self.is_reduction:
-            assert self.variant is not None
-            return reduction_kernel_spec(self.reduction_row, self.dtypes, self.variant)
+            return reduction_kernel_spec(self.reduction_row, self.dtypes, self.reduction_variant)
         return elementwise_kernel_spec(self.elementwise_row, self.dtypes, self.has_scale_bias, self.fused)
 
     @property
     def elementwise_spec(self) -> KernelSpec:
         spec = self.spec
-        assert isinstance(spec, KernelSpec)
+        if not isinstance(spec, KernelSpec):
+            raise TypeError(f"{self.row.name}: its kernel is a {type(spec).__name__}, not a KernelSpec")
         return spec
 
     @property
     def scan_spec(self) -> ScanSpec:
         spec = self.spec
-        assert isinstance(spec, ScanSpec)
+        if not isinstance(spec, ScanSpec):
+            raise TypeError(f"{self.row.name}: its kernel is a {type(spec).__name__}, not a ScanSpec")
         return spec
 
     @property
     def reduction_spec(self) -> ReductionSpec:
         spec = self.spec
-        assert isinstance(spec, ReductionSpec)
+        if not isinstance(spec, ReductionSpec):
+            raise TypeError(f"{self.row.name}: its kernel is a {type(spec).__name__}, not a ReductionSpec")
         return spec
 
     @functools.cached_property
     def two_pass_specs(self) -> tuple[ReductionSpec, ReductionSpec]:
         """Pass 1 and pass 2 of the GPU's two-pass reduction (``codegen.reduce.two_pass_specs``)."""
-        assert self.variant is not None
-        return two_pass_specs(self.reduction_row, self.dtypes, self.variant)
+        return two_pass_specs(self.reduction_row, self.dtypes, self.reduction_variant)
 
     @functools.cached_property
     def scalars(self) -> dict[str, Any]:
@@ -211,7 +223,6 @@ def lower(desc: OperatorDesc) -> Lowering:
     output: TensorDesc = getattr(desc, row.output_fields[0].name)
     if isinstance(row, ReductionRow):
         variant = row.variant_of(desc)
-        assert variant is not None, row.name
         (_, inp), *_ = inputs
         axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
         return Lowering(
@@ -221,7 +232,8 @@ def lower(desc: OperatorDesc) -> Lowering:
         (_, inp), *_ = inputs
         axis = int(desc.axis)  # type: ignore[attr-defined]
         return Lowering(desc, row, dtypes, inputs, output, axes=(axis,), count=inp.sizes[axis])
-    assert isinstance(row, ElementwiseRow), row.name
+    if not isinstance(row, ElementwiseRow):
+        raise TypeError(f"lower: {row.name} is not element-wise, a reduction or a scan; it has no kernel of its own")
     outputs = [getattr(desc, f.name) for f in row.output_fields]
     tensors = [t for _, t in inputs] + [t for t in outputs if t is not None]
     flat = all(t.is_packed and t.sizes == output.sizes for t in tensors)

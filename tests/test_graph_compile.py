@@ -655,3 +655,58 @@ def test_one_compiled_graph_runs_on_many_threads(device: gpuops.Device, xp: Any)
         relu = np.maximum(v.astype(np.float64), 0)
         np.testing.assert_allclose(s[0], relu.sum(), rtol=1e-5)
         np.testing.assert_allclose(y.reshape(16, 40), relu * 3, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------- issue 34
+
+
+def reduction_in_a_diamond() -> GraphDesc:
+    """Issue 34's graph: M = x * 2; R = REDUCE SUM of M over a size-1 axis; P = y + 1; outputs R + P and M + P.
+    The planner merged M + P into M's group after P and R + P had merged: the two groups then read each other
+    (M -> R -> R + P, P -> M + P), a cycle the check missed because it followed single nodes, not the groups that
+    run as one step each. compile_graph raised AssertionError("fusion made a cycle"); under python -O nothing ran
+    and execute returned with the outputs never written."""
+    b = gpuops.GraphBuilder()
+    x, y = b.input(TensorDesc(F32, (3, 1))), b.input(TensorDesc(F32, (3, 1)))
+    m = x * 2.0
+    r = b.reduce(m, function=ReduceFunction.SUM, axes=(1,))
+    p = y + 1.0
+    return b.build([r + p, m + p])
+
+
+def test_a_reduction_in_a_diamond_compiles_fused_and_runs(device: gpuops.Device, xp: Any) -> None:
+    """Issue 34's graph compiles on every backend: M and the reduction a step each, P, R + P and M + P one fused
+    kernel (no merge that would close a cycle); both outputs equal the float64 reference (every value here is
+    exact in float32) and the nodes run one by one, bit for bit; nothing is left unwritten (NaN-filled outputs)."""
+    from gpuops.compiled_graph import CompiledGraph
+
+    graph = reduction_in_a_diamond()
+    x = np.float32([1.5, -2.25, 0.125])
+    y = np.float32([0.5, 3.0, -1.0])
+    compiled = device.compile_graph(graph)
+    outs = [to_backend(xp, np.full(3, np.nan, np.float32)) for _ in range(2)]
+    compiled.execute([to_backend(xp, x), to_backend(xp, y)], outs)
+    got = [to_host(o) for o in outs]
+    want = x.astype(np.float64) * 2 + (y.astype(np.float64) + 1)  # SUM over a size-1 axis is the value itself
+    assert got[0].tolist() == want.tolist() and got[1].tolist() == want.tolist(), (got, want)
+    for g, (a, b) in enumerate(zip(got, node_by_node(device, xp, graph, [x, y]), strict=True)):
+        assert_same(a, b, graph.output_tensor(g), f"issue 34 graph, output {g}")
+    kinds = [(type(s).__name__, getattr(s, "nodes", None)) for s in compiled.plan.steps]  # type: ignore[attr-defined]
+    assert kinds == [("NodeStep", None), ("NodeStep", None), ("FusedStep", (2, 3, 4))], kinds
+    assert compiled.kernel_count == 3
+    unfused = CompiledGraph(device, graph, ExecutionFlags.NONE, fuse=False)
+    outs = [to_backend(xp, np.full(3, np.nan, np.float32)) for _ in range(2)]
+    unfused.execute([to_backend(xp, x), to_backend(xp, y)], outs)
+    assert [to_host(o).tolist() for o in outs] == [want.tolist()] * 2
+    assert unfused.kernel_count == 5
+
+
+def test_a_planner_cycle_is_an_error_not_an_assert(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the fusion groups ever to read each other in a cycle (issue 34's old grouping of its graph, forced
+    here), planning raises RuntimeError naming the groups: an explicit check, so python -O cannot strip it and
+    compile an operator that runs nothing."""
+    from gpuops import graph_plan
+
+    monkeypatch.setattr(graph_plan, "_groups", lambda graph: [[0, 4], [1], [2, 3]])
+    with pytest.raises(RuntimeError, match=r"node groups \[\[0, 4\], \[1\], \[2, 3\]\] read each other in a cycle"):
+        gpuops.Device("numpy").compile_graph(reduction_in_a_diamond())

@@ -332,7 +332,8 @@ REDUCTIONS: dict[str, Reduction] = {
     "SUM": _added("SUM", "x1 + ... + xn", "x", "gpuops_wide(x)", numpy_ufunc=npr.UfuncReduce(np.add, True)),
     "SUM_SQUARE": _added("SUM_SQUARE", "x1^2 + ... + xn^2", "x * x", "gpuops_wide(x) * gpuops_wide(x)"),
 }
-assert list(REDUCTIONS) == [f.name for f in ReduceFunction]
+if list(REDUCTIONS) != [f.name for f in ReduceFunction]:
+    raise RuntimeError(f"REDUCTIONS {list(REDUCTIONS)} are not ReduceFunction's names in order")
 
 
 def _union(variants: Mapping[str, tuple[Tier, ...]]) -> tuple[Tier, ...]:

@@ -347,9 +347,10 @@ class NumbaLoopKernel:
             self.rows_loop(*empty, *scalars, out, *rows)
         elif kind == "flat_par":
             self.par_loop(*empty, *scalars, out, 2)
-        else:
-            assert kind == "rows_par", kind
+        elif kind == "rows_par":
             self.rows_par_loop(*empty, *scalars, out, *rows, 2)
+        else:
+            raise ValueError(f"numba loop: no loop kind {kind!r} (flat, rows, flat_par, rows_par)")
         self._compiled.add(kind)
 
     def compile_native(self, kind: str) -> bool:

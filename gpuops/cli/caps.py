@@ -94,7 +94,8 @@ def _body(s: OperatorSupport, extensions: bool, width: int | None, indent: str, 
     if groups:
         lines += _wrap(f"same data type: {groups}", indent, width)
     if s.variants:
-        assert isinstance(row, ReductionRow)
+        if not isinstance(row, ReductionRow):
+            raise TypeError(f"{row.name} has capability variants but is not a reduction (ReductionRow)")
         selector = row.selector
         lines += _wrap(f"the tables above are the union over {selector}; each {selector} accepts:", indent, width)
         for v in s.variants:

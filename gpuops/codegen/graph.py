@@ -124,7 +124,9 @@ def fused_reduction_spec(
     expression calls; an ``epilogue`` (whose one external input, ``i0``, is the reduction's result) one the
     post-map expression calls on the result rounded to the reduction's output type. Neither value is stored.
     One pass (the two-pass split plans one input's layout)."""
-    assert reduce.variant is not None
+    variant = reduce.variant
+    if variant is None:
+        raise TypeError(f"{reduce.row.name}: a reduction's lowering without a variant")
     before = after = None
     if prologue is not None:
         inputs = tuple((f"i{n}", t.data_type) for n, (_, t) in enumerate(prologue.inputs))
@@ -143,7 +145,7 @@ def fused_reduction_spec(
         short = "_".join(_short(low.row.name) for low in epilogue_nodes)[:32]
         tag = fname.removeprefix("gpuops_epilogue_")
         after = Epilogue(f"then_{short}_{tag}", scalars, fname, function, helpers, out_type)
-    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, reduce.variant, before, after)
+    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, variant, before, after)
 
 
 def fused_kernel_spec(step: FusedStep, lowerings: Sequence[NodeLowering]) -> KernelSpec:

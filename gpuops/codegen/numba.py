@@ -119,7 +119,8 @@ class _Parser:
             if m is None or m.end() == pos:
                 raise Untranslatable(f"cannot read {text[pos:]!r}")
             kind = m.lastgroup
-            assert kind is not None
+            if kind is None:  # every alternative of _TOKEN is a named group
+                raise Untranslatable(f"cannot read {text[pos:]!r}")
             self.tokens.append((kind, m.group(kind)))
             pos = m.end()
         self.i = 0
@@ -365,7 +366,8 @@ def fused_loop_spec(
         field_of = dict(zip((f.name for f in row.input_fields), ops, strict=True))
         for j, role in enumerate(in_roles):
             src = field_of[role]
-            assert src is not None
+            if src is None:  # a role in in_roles is a present input: it has an operand
+                raise ValueError(f"fused loop: {row.name}'s input {role} is present but has no operand")
             if src[0] == "in":
                 inputs[src[1]] = dtypes[role]
                 value = _LOAD[dtypes[role]].format(f"i{src[1]}[{{i}}]")

@@ -120,7 +120,8 @@ def _sized(xp: Any, buf: Any, need_bytes: int | None) -> Any:
     so three int8 or float16 elements need a 4- or 8-byte buffer; only such small odd-sized
     8/16-bit tensors pay for the copy.
     """
-    assert need_bytes is not None  # validated tensors have their byte size
+    if need_bytes is None:  # TensorDesc.__post_init__ always sets total_tensor_size_in_bytes
+        raise TypeError("a tensor without total_tensor_size_in_bytes")
     count = -(-need_bytes // buf.itemsize)
     if buf.size >= count:
         return buf

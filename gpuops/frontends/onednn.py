@@ -180,7 +180,10 @@ _FORWARD: dict[str, Callable[[float, float], tuple[str, _Params]]] = {
     "swish": lambda a, b: ("ACTIVATION_SWISH", {"sigmoid_input_scale": a}),
     "tanh": lambda a, b: ("ACTIVATION_TANH", {}),
 }
-assert {a.base for a in Algorithm} == set(_FORWARD)
+if {a.base for a in Algorithm} != set(_FORWARD):
+    raise RuntimeError(
+        f"onednn: algorithms and forward rows differ: {sorted({a.base for a in Algorithm} ^ set(_FORWARD))}"
+    )
 # The backward row of each algorithm is its forward row's link (``grad=`` in the op table).
 
 # Algorithms whose alpha must be >= 0, and why (the seed).
@@ -280,7 +283,8 @@ def backward_desc(
 def _backward_row(alg: Algorithm, alpha: float, beta: float) -> str:
     """The forward row's backward link (``grad=``, or ``grad_use_dst=`` for ``*_use_dst_for_bwd``)."""
     forward = row_of(_FORWARD[alg.base](alpha, beta)[0])
-    assert isinstance(forward, ElementwiseRow)
+    if not isinstance(forward, ElementwiseRow):
+        raise TypeError(f"onednn: {alg} maps to {forward.name}, which is not element-wise")
     return forward.grad_use_dst if alg.use_dst_for_bwd else forward.grad
 
 

@@ -71,7 +71,8 @@ class _BuilderCore:
         stage = 0
         for v, read in zip(inputs, reads, strict=True):
             if v is not None and v.kind == "op":
-                assert read is not None
+                if read is None:
+                    raise TypeError(f"{where}: operand {v!r} has no read shape")
                 stage = max(stage, v.stage + (0 if read == (v.phys, v.phys) else 1))
         return MLOperand(
             self, "op", out, shape, phys, row=row, inputs=tuple(inputs), reads=tuple(reads), fields=fields, stage=stage

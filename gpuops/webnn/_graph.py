@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -87,8 +87,7 @@ class MLGraph:
 
 
 def _elements(t: TensorDesc) -> int:
-    need = t.total_tensor_size_in_bytes
-    assert need is not None
+    need = cast(int, t.total_tensor_size_in_bytes)  # TensorDesc.__post_init__ always sets it
     return -(-need // t.data_type.itemsize)
 
 
@@ -127,7 +126,8 @@ def _lower(device: Device, outputs: Mapping[str, MLOperand]) -> list[_Stage]:
                     continue
                 if u.kind == "constant":
                     # packed, broadcast by GraphBuilder; stored broadcast when nothing else has the sizes (expand)
-                    assert u.data is not None
+                    if u.data is None:
+                        raise TypeError(f"{u!r}: a constant operand without data")
                     data = u.data.reshape(view)
                     if view != target and all(w is u or w is None for w in v.inputs):
                         data, view = np.ascontiguousarray(np.broadcast_to(data, target)), target
@@ -147,7 +147,8 @@ def _lower(device: Device, outputs: Mapping[str, MLOperand]) -> list[_Stage]:
                         sources.append(src)
                 args.append(leaves[key])
             out = gb.op(v.row, *args, output_type=v.data_type, **v.fields)
-            assert out.sizes == v.phys, (v, out.sizes, v.phys)
+            if out.sizes != v.phys:
+                raise RuntimeError(f"{v!r}: GraphBuilder made sizes {out.sizes}, WebNN's are {v.phys}")
             values[id(v)] = out
         stored = tuple(v for v in members if id(v) in wanted)
         compiled = device.compile_graph(gb.build([values[id(v)] for v in stored]))

@@ -55,7 +55,8 @@ class _FusedRun:
                         o = outs[self.stored[k]][idx]
                     else:
                         temp = temps[k]
-                        assert temp is not None
+                        if temp is None:
+                            raise RuntimeError(f"fused run: node {k}'s value has neither an output nor a block buffer")
                         # A node reading nothing (FILL_VALUE_CONSTANT) writes the block's shape.
                         shape = args[0].shape if args else np.broadcast_to(np.empty((), bool), self.shape)[idx].shape
                         o = temp[: math.prod(shape)].reshape(shape)

@@ -194,8 +194,7 @@ def compile_reduction(backend: str, lowering: Lowering) -> Any:
     """A reduction's run: ``NumpyReduceKernel``, which picks its tier per call; the pairwise tier's numba loops
     are compiled now (not on the first execute) where it may run (``CpuPolicy.reduce_numba_min``)."""
     key = (backend, *lowering.key)
-    row, variant = lowering.reduction_row, lowering.variant
-    assert variant is not None
+    row, variant = lowering.reduction_row, lowering.reduction_variant
     reduce_kernel = kernels.get_or_build(
         key, lambda: NumpyReduceKernel(row, lowering.dtypes, variant), lambda: lowering.spec.source
     )

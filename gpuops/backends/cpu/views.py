@@ -31,7 +31,8 @@ def view_maker(tensor: TensorDesc, flat: bool = False) -> Callable[[np.ndarray],
     """
     sizes = tensor.sizes
     if flat:
-        assert tensor.is_packed
+        if not tensor.is_packed:
+            raise ValueError(f"view_maker: flat=True takes a packed tensor (sizes {sizes}, strides {tensor.strides})")
         count = tensor.element_count
         return lambda buf: buf if buf.ndim == 1 and buf.shape[0] == count else buf.reshape(-1)[:count]
     if tensor.is_packed:
