@@ -8,6 +8,7 @@ table, including its extensions, which are flagged as such.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from .enums import DataType, FeatureLevel
@@ -161,27 +162,41 @@ def dtype_combinations(
     compute rules of ``descriptors.compute``. For an operator with per-selector tables
     (REDUCE) and no ``variant``, the union of every selector value's mappings.
     """
+    row = row_of(operator_type)
+    try:
+        cached = _combinations(row.name, feature_level, bool(extensions), variant)
+    except TypeError:  # an unhashable variant: nothing to key the cache by
+        cached = _combinations.__wrapped__(row.name, feature_level, bool(extensions), variant)
+    return [dict(c) for c in cached]  # copies: a caller may change what it gets
+
+
+@functools.lru_cache(maxsize=4096)
+def _combinations(
+    name: str, feature_level: FeatureLevel, extensions: bool, variant: object
+) -> tuple[tuple[tuple[str, DataType], ...], ...]:
+    """``dtype_combinations``, computed once per operator, level and variant (GraphBuilder asks per node: the
+    search takes milliseconds)."""
     import itertools
 
     from .compute import plan_problem
 
-    row = row_of(operator_type)
+    row = row_of(name)
     if variant is None and row.variants:  # the union over the selector values, each by its own table
-        merged: list[dict[str, DataType]] = []
+        merged: list[tuple[tuple[str, DataType], ...]] = []
         for v in row.variants:
-            merged += [c for c in dtype_combinations(row.name, feature_level, extensions=extensions, variant=v)]
-        return [dict(t) for t in dict.fromkeys(tuple(c.items()) for c in merged)]
+            merged += _combinations(row.name, feature_level, extensions, v)
+        return tuple(dict.fromkeys(merged))
     support = operator_support(row.name, feature_level, extensions=extensions, variant=variant)
     if not support.supported:
-        return []
+        return ()
     roles = [t.name for t in support.tensors]
     choices = [support.tensor(r).all_data_types for r in roles]
-    out: list[dict[str, DataType]] = []
+    out: list[tuple[tuple[str, DataType], ...]] = []
     for combo in itertools.product(*choices):
         dtypes = dict(zip(roles, combo, strict=True))
         if any(len({dtypes[r] for r in group}) > 1 for group in support.same_type):
             continue
         if plan_problem(row, dtypes, False) is not None:
             continue
-        out.append(dtypes)
-    return out
+        out.append(tuple(dtypes.items()))
+    return tuple(out)
