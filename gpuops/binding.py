@@ -21,12 +21,16 @@ both tensor descriptors are identical; any other overlap involving an output is 
 
 Everything that depends only on the descriptor is computed once per compiled operator
 (:class:`BindingPlan`); a call checks the buffers against it and computes addresses only
-where an alignment is guaranteed or two buffers may overlap.
+where an alignment is guaranteed or two buffers may overlap. The common binding is decided by one predicate
+built from the same slots (:class:`FastCheck`): ``BindingPlan.check``'s common path and every backend's fast path
+(``BindingPlan.fast_check``) bind through it, and hand anything it does not accept to :meth:`BindingPlan.check_all`,
+which applies every rule and raises the detailed error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -37,7 +41,7 @@ from descriptors.schema import OpRow
 
 from .errors import BindingError, count
 
-__all__ = ["BindingPlan", "Slot"]
+__all__ = ["BindingPlan", "FastCheck", "Slot"]
 
 
 def _describe(buf: object) -> str:
@@ -77,6 +81,114 @@ def _size_hint(t: TensorDesc, need: int) -> str:
                 f"({tuple(packed)}, or None, for this packed tensor)"
             )
     return hint
+
+
+#: ``accepts(inputs, outputs) -> bool``: the buffers pass every binding rule as they are (see :class:`FastCheck`).
+Accepts = Callable[[Sequence[Any], Sequence[Any]], bool]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FastCheck:
+    """The binding rules of one plan as one predicate, for the common binding: ``accepts(inputs, outputs)`` is
+    True only where :meth:`BindingPlan.check_all` accepts the buffers as they are (lists or tuples of the right
+    lengths; each buffer of exactly the backend's array type and the tensor's dtype object, 1-D and packed,
+    ``elements`` long (``exact``) or at least that (the size rule); on a device each starts on an element
+    boundary; on the host the output is writeable) and no output shares memory with an input. False decides
+    nothing: the general path then applies every rule and raises the detailed error, or agrees.
+
+    Two buffers are disjoint without asking ``may_overlap`` (host memory only) when they lie in distinct
+    allocations: a NumPy array without a ``base`` is an allocation, and NumPy gives every view the array owning
+    its memory as ``base``. CuPy arrays (and the emulator's) are always writeable and have no such flag; their
+    overlap is always ``may_overlap``'s.
+
+    The same rules, compiled from one text per number of inputs (``_predicate_text``), take the buffers as
+    arguments too: ``accepts_buffers(*inputs, output)`` for a caller that holds them apart (no sequences to
+    check), ``accepts_inputs(*inputs)`` for one that allocates the output itself (of the output's dtype and
+    elements: writeable, and apart from every input)."""
+
+    #: ``(dtype, elements)`` of each input, and of the one output.
+    inputs: tuple[tuple[np.dtype, int], ...]
+    output: tuple[np.dtype, int]
+    #: Element counts are exact (a fast path's buffers: the tensors' own shapes), else a minimum (the size rule).
+    exact: bool
+    accepts: Accepts
+    accepts_buffers: Callable[..., bool]
+    accepts_inputs: Callable[..., bool]
+
+
+def _predicate_text(n: int, exact: bool, host: bool) -> str:
+    """``make(at, pointer, overlap, d0, u0, n0, w0, ..., do, uo, no, wo)`` returning the three predicates of
+    :class:`FastCheck` for ``n`` inputs and one output, unrolled (a loop over the buffers costs a fast path a
+    third of its time) and closed over a plan's values (dtype ``d``, strides ``u``, elements ``n``, itemsize
+    ``w``): ``i0``... are the inputs, ``o`` the output."""
+    ins = [f"i{k}" for k in range(n)]
+    cmp = "==" if exact else ">="
+
+    def tests(bufs: list[tuple[str, str]]) -> str:
+        """Each buffer's rules, in an order that reads nothing a buffer of another type may lack."""
+        out = []
+        for x, k in bufs:
+            out += [f"type({x}) is at", f"{x}.dtype is d{k}", f"{x}.strides == u{k}", f"len({x}) {cmp} n{k}"]
+            if not host:
+                out.append(f"not pointer({x}) % w{k}")
+        return " and ".join(out) or "True"
+
+    in_bufs = [(x, str(k)) for k, x in enumerate(ins)]
+    bufs = [*in_bufs, ("o", "o")]
+    rules = [f"if not ({tests(bufs)}):", "    return False"]  # the buffers, then whether the output is apart
+    if host:
+        rules += [
+            "if not o.flags.writeable:",
+            "    return False",
+            # Arrays without a base: an allocation each, so disjoint unless the same object.
+            f"if {' and '.join(f'{x}.base is None' for x, _ in bufs)}:",
+            f"    return {' and '.join(f'o is not {x}' for x in ins) or 'True'}",
+            # Views: their base names their allocation (an array without a base); else ask overlap.
+            "r = o.base",
+            "ro = o if r is None else r if type(r) is at and r.base is None else None",
+        ]
+        for x in ins:
+            rules += [
+                f"r = {x}.base",
+                f"r = {x} if r is None else r if type(r) is at and r.base is None else None",
+                f"if (ro is None or r is None or r is ro) and overlap(o, {x}):",
+                "    return False",
+            ]
+    else:
+        for x in ins:
+            rules += [f"if overlap(o, {x}):", "    return False"]
+    rules.append("return True")
+    params = ", ".join(f"d{k}, u{k}, n{k}, w{k}" for _, k in bufs)
+    lines = [
+        f"def make(at, pointer, overlap, {params}):",
+        f"    def accepts_inputs({', '.join(ins)}):",
+        f"        return {tests(in_bufs)}",
+        "",
+        f"    def accepts_buffers({', '.join([*ins, 'o'])}):",
+        *(f"        {line}" for line in rules),
+        "",
+        "    def accepts(inputs, outputs):",
+        "        ti = type(inputs)",
+        "        to = type(outputs)",
+        "        if not ((ti is list or ti is tuple) and (to is list or to is tuple)",
+        f"                and len(inputs) == {n} and len(outputs) == 1):",
+        "            return False",
+        f"        ({', '.join(ins)},) = inputs" if ins else "",
+        "        o = outputs[0]",
+        *(f"        {line}" for line in rules),
+        "",
+        "    return accepts, accepts_buffers, accepts_inputs",
+    ]
+    return "\n".join(lines)
+
+
+@functools.cache
+def _predicate_factory(n: int, exact: bool, host: bool) -> Callable[..., tuple[Callable[..., bool], ...]]:
+    """:func:`_predicate_text`, compiled once per process."""
+    namespace: dict[str, Any] = {}
+    name = f"<gpuops.binding predicate: {n} inputs, elements {'==' if exact else '>='}, {'host' if host else 'device'}>"
+    exec(compile(_predicate_text(n, exact, host), name, "exec"), namespace)
+    return cast(Callable[..., tuple[Callable[..., bool], ...]], namespace["make"])
 
 
 class BindingPlan:
@@ -148,40 +260,55 @@ class BindingPlan:
         self.inputs = inputs
         self.outputs = outputs
         self.shareable = shareable
-        # (dtype, bytes needed) per input for check()'s common path; None when the operator has
-        # an absent optional tensor, an alignment promise or several outputs (check_all then).
-        simple = len(outputs) == 1 and all(s.tensor is not None and not s.align for s in (*inputs, *outputs))
-        self._fast = tuple((s.dtype, s.need) for s in inputs) if simple else None
-        self._fast_out = (outputs[0].dtype, outputs[0].need)
-        # NumPy sets OWNDATA only on memory it allocated itself, so two distinct arrays that
-        # both own their data are disjoint. CuPy's flag means "no base", which an ndarray
-        # made over another's memory pointer also has: there, always ask may_overlap.
-        self._owndata_disjoint = host
         # Host arrays may be read-only (NumPy's WRITEABLE flag); CuPy's flags have no such attribute (c_contiguous,
         # f_contiguous and owndata only), so it is read on host backends alone. Device buffers must be aligned
         # to their element size (a misaligned CUDA access faults); host ones need not be.
         self._host = host
         # The array types bound as they are: the backend's own, and numpy.memmap (plain memory).
         self._accepted: frozenset[type] = frozenset({array_type, np.memmap} if host else {array_type})
+        # The rules as one predicate each (FastCheck): check()'s common path (the size rule: at least the bytes
+        # needed), and the fast paths' exact buffers (fast_check()). None where a rule needs more than a predicate
+        # reads (an absent optional tensor, an alignment promise, several outputs).
+        self._sized = self._predicate(exact=False)
+        self._accepts = None if self._sized is None else self._sized.accepts
+        self._exact = self._predicate(exact=True)
 
-    def exact_buffers(self) -> tuple[tuple[tuple[np.dtype, tuple[int]], ...], tuple[np.dtype, tuple[int]]] | None:
-        """``(dtype, shape)`` of each input and of the one output for a backend's fast path: a buffer of exactly
-        that dtype and 1-D shape, C-contiguous, meets every size rule here (shape ``(element_count,)`` holds the
-        tensor's ``total_tensor_size_in_bytes``) and is its own flat view. None where no such shape exists (an
-        absent optional tensor, an alignment promise, several outputs, a size DirectML rounds up past the
-        elements, a strided or broadcast tensor): those always take :meth:`check`."""
+    def _predicate(self, exact: bool) -> FastCheck | None:
+        """The :class:`FastCheck` of these slots: exact element counts (a packed tensor whose elements hold its
+        ``total_tensor_size_in_bytes``, else None), or the size rule's minimum."""
         if len(self.outputs) != 1:
             return None
-        shapes = []
+        counts: list[tuple[np.dtype, int]] = []
         for s in (*self.inputs, *self.outputs):
             t = s.tensor
-            if t is None or s.dtype is None or s.align or s.unread or not t.is_packed:
+            if t is None or s.dtype is None or s.align or s.unread:
                 return None
-            n = t.element_count
-            if n * s.dtype.itemsize < s.need:
+            item = s.dtype.itemsize
+            if not exact:
+                counts.append((s.dtype, -(-s.need // item)))
+            elif t.is_packed and t.element_count * item >= s.need:
+                counts.append((s.dtype, t.element_count))
+            else:
                 return None
-            shapes.append((s.dtype, (n,)))
-        return tuple(shapes[:-1]), shapes[-1]
+        make = _predicate_factory(len(self.inputs), exact, self._host)
+        values = [v for d, n in counts for v in (d, (d.itemsize,), n, d.itemsize)]
+        accepts, accepts_buffers, accepts_inputs = make(self.array_type, self.pointer, self.may_overlap, *values)
+        return FastCheck(tuple(counts[:-1]), counts[-1], exact, accepts, accepts_buffers, accepts_inputs)
+
+    def fast_check(self) -> FastCheck | None:
+        """The exact-buffer predicate every backend's fast path binds through (built once per plan): a buffer
+        of exactly its tensor's dtype and 1-D shape ``(element_count,)``, packed, meets every size rule here and
+        is its own flat view. None where no such shape exists (an absent optional tensor, an alignment promise,
+        several outputs, a size DirectML rounds up past the elements, a strided or broadcast tensor): those
+        always take :meth:`check`."""
+        return self._exact
+
+    def exact_buffers(self) -> tuple[tuple[tuple[np.dtype, tuple[int]], ...], tuple[np.dtype, tuple[int]]] | None:
+        """``(dtype, shape)`` of each input and of the one output of :meth:`fast_check`, or None."""
+        exact = self._exact
+        if exact is None:
+            return None
+        return tuple((d, (n,)) for d, n in exact.inputs), (exact.output[0], (exact.output[1],))
 
     def _count(self, what: str, bufs: object, slots: tuple[Slot, ...]) -> Sequence[Any]:
         if isinstance(bufs, (str, bytes)) or not isinstance(bufs, (list, tuple)):
@@ -249,55 +376,15 @@ class BindingPlan:
         """Check every buffer; return ``(inputs, outputs, aliased)``: the buffers as 1-D arrays
         (flat views of N-D ones) and whether an output shares an input's buffer (in place).
 
-        The common case (lists of the right length; every tensor present, no alignment
-        promised, one output; 1-D buffers of the right type, layout, dtype, size and, on a device,
-        element alignment; no buffer shared) is decided by a few attribute reads per buffer and
-        returns the lists as given.
-        Two distinct NumPy arrays that both own their memory cannot overlap, so
-        ``may_overlap`` runs only for views. Anything else goes through :meth:`check_all`,
-        which raises with the detailed reason or agrees.
+        The common case (every tensor present, no alignment promised, one output; 1-D buffers of the right
+        type, layout, dtype, size and, on a device, element alignment; no buffer shared) is decided by the plan's
+        predicate (:class:`FastCheck`, a few attribute reads per buffer) and returns the sequences as given.
+        Anything else goes through :meth:`check_all`, which raises with the detailed reason or agrees.
         """
-        fast = self._fast
-        if (
-            fast is None
-            or type(inputs) is not list  # noqa: E721 - exact types: tuples and others take the full path
-            or type(outputs) is not list  # noqa: E721
-            or len(inputs) != len(fast)
-            or len(outputs) != 1
-        ):
-            return self.check_all(inputs, outputs)
-        at = self.array_type
-        host = self._host
-        pointer = self.pointer
-        owned = self._owndata_disjoint
-        for (dtype, need), buf in zip(fast, inputs):  # noqa: B905 - lengths checked above
-            if type(buf) is not at:
-                return self.check_all(inputs, outputs)
-            flags = buf.flags
-            if not flags.c_contiguous or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
-                return self.check_all(inputs, outputs)
-            if not host and pointer(buf) % dtype.itemsize:
-                return self.check_all(inputs, outputs)
-            owned = owned and flags.owndata
-        buf = outputs[0]
-        dtype, need = self._fast_out
-        if type(buf) is not at:
-            return self.check_all(inputs, outputs)
-        flags = buf.flags
-        if not flags.c_contiguous or buf.ndim != 1 or buf.dtype != dtype or buf.nbytes < need:
-            return self.check_all(inputs, outputs)
-        if (not flags.writeable) if host else pointer(buf) % dtype.itemsize:
-            return self.check_all(inputs, outputs)
-        if owned and flags.owndata:
-            for ibuf in inputs:
-                if ibuf is buf:
-                    return self.check_all(inputs, outputs)
+        accepts = self._accepts
+        if accepts is not None and accepts(inputs, outputs):
             return inputs, outputs, False
-        overlap = self.may_overlap
-        for ibuf in inputs:
-            if overlap(buf, ibuf):
-                return self.check_all(inputs, outputs)
-        return inputs, outputs, False
+        return self.check_all(inputs, outputs)
 
     def check_all(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> tuple[list[Any], list[Any], bool]:
         """Every rule, with a detailed ``BindingError`` for the first one broken; the buffers

@@ -33,8 +33,8 @@ class CompiledOperator:
     and the device's backend compiles that :class:`~gpuops.lowering.Lowering` into a kernel
     (``gpuops.backends.base``). Nothing here depends on which backend it is."""
 
-    #: The backend's convenience call for the common case (``numpy_backend.fast_paths``): returns None for
-    #: any call it leaves to ``gpuops.convenience.call``.
+    #: The backend's convenience call for the common case (``Backend.fast_paths``): returns None for any call
+    #: it leaves to ``gpuops.arrays.call``.
     _fast_call: Callable[[Sequence[Any], Any], Any] | None = None
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
@@ -56,12 +56,12 @@ class CompiledOperator:
             backend.name,
             host=backend.binds_host_memory,
         )
-        # A backend's specialised ``execute`` for the common call (``numpy_backend.fast_paths``), which hands
-        # anything else to the general path below; installed on the instance, so a call costs no extra frame.
-        fast = getattr(backend, "fast_paths", None)
-        paths = fast(self._kernel, self.lowering, self._binding, self._general_execute()) if fast else None
+        # A backend's specialised ``execute`` for the common call (``Backend.fast_paths``, binding through the
+        # plan's ``fast_check``), which hands anything else to the general path below; installed on the instance,
+        # so a call costs no extra frame.
+        paths = backend.fast_paths(self._kernel, self.lowering, self._binding, self._general_execute())
         if paths is not None:
-            self.execute = paths.execute  # type: ignore[method-assign]
+            self.execute = paths.execute  # type: ignore[method-assign,assignment]
             self._fast_call = paths.call
 
     def _input_readers(self, k: int, t: TensorDesc) -> tuple[TensorDesc, ...]:

@@ -4,25 +4,40 @@ Stage 3 of the pipeline (descriptor -> validation -> **lowering** -> layout plan
 kernel; README "Architecture"). DirectML's ``IDMLDevice::CompileOperator`` turns an operator into a
 compiled operator; here that step is split in two: :func:`lower` reads the descriptor against its op-table
 row (data types, ScaleBias, fused activation, reduction variant, tensors, scalar arguments, cache key) into
-one frozen value, and a backend (``gpuops.backends.base.Backend``) compiles that value into a kernel. The
-layout plans (``launch_plan.plan_tensors``, ``reduce_plan.plan_two_pass``) and the CUDA kernel spec are
-computed on first use, so the NumPy backend never builds CUDA source it does not show.
+one frozen value of its row's kind (:class:`RowKind`: element-wise, reduction or scan, one subclass each), and a
+backend (``gpuops.backends.base.Backend``) compiles that value into a kernel with the builder its table holds for
+the kind. The compute plan (``descriptors.compute``) and the implementations it selects are worked out here,
+once per lowering, and every code generator and backend reads them from the lowering. The layout plans
+(``launch_plan.plan_tensors``, ``reduce_plan.plan_two_pass``) and the CUDA kernel spec are computed on first
+use, so the NumPy backend never builds CUDA source it does not show.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
 from descriptors import DataType, OperatorDesc, TensorDesc
+from descriptors.compute import ComputePlan
 from descriptors.schema import ElementwiseRow, FieldKind, OpRow, ReductionRow, ScanRow
 
-from .codegen import BIAS, FUSED_PREFIX, SCALE, KernelSpec, elementwise_kernel_spec, scalar_params
+from .codegen import (
+    BIAS,
+    FUSED_PREFIX,
+    SCALE,
+    ElementwiseImpl,
+    KernelSpec,
+    elementwise_impl,
+    elementwise_kernel_spec,
+    plan_of,
+    scalar_params,
+)
 from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, scan_kernel_spec
@@ -32,7 +47,25 @@ from .layout.reduce_plan import TwoPassPlan, plan_two_pass
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
 
-__all__ = ["FusedLowering", "Lowering", "lower"]
+__all__ = [
+    "KINDS",
+    "ElementwiseLowering",
+    "FusedLowering",
+    "Lowering",
+    "ReductionLowering",
+    "RowKind",
+    "ScanLowering",
+    "lower",
+]
+
+
+class RowKind(enum.Enum):
+    """What kind of kernel a row has: one :class:`Lowering` subclass each, and the key of every backend's table of
+    builders (``Backend.compile`` picks its builder by ``lowering.kind``)."""
+
+    ELEMENTWISE = "element-wise"
+    REDUCTION = "reduction"
+    SCAN = "scan"
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -43,7 +76,14 @@ class Lowering:
     element-wise operator whose tensors are all packed with one shape (1-D views suffice). Reductions carry
     their ``variant`` (the selector value, e.g. ``"SUM"``), sorted ``axes`` and reduced element ``count``; scans
     (CUMULATIVE_SUMMATION, ...) their ``axes`` (the one Axis) and ``count`` (the axis's size, a line's length).
+
+    :func:`lower` makes one of the subclasses, by the row's kind (:data:`KINDS`): :class:`ElementwiseLowering`,
+    :class:`ReductionLowering` or :class:`ScanLowering`; what differs by kind (kernel key, CUDA spec, scalar
+    arguments, layout plans) is theirs. ``plan`` (the compute plan) and ``impl`` (an element-wise row's
+    implementations) are worked out here, once, and read by codegen and every backend.
     """
+
+    kind: ClassVar[RowKind]
 
     desc: OperatorDesc
     row: OpRow
@@ -57,13 +97,28 @@ class Lowering:
     axes: tuple[int, ...] = ()
     count: int = 0
 
-    @property
-    def is_reduction(self) -> bool:
-        return isinstance(self.row, ReductionRow)
+    @classmethod
+    def read(
+        cls,
+        desc: OperatorDesc,
+        row: OpRow,
+        dtypes: Mapping[str, DataType],
+        inputs: tuple[tuple[int, TensorDesc], ...],
+        output: TensorDesc,
+    ) -> Lowering:
+        """The lowering of ``desc`` (``row``'s kind is this class's), given what :func:`lower` read for every kind."""
+        raise NotImplementedError(f"{cls.__name__} is not a kind of lowering; lower() makes its subclasses")
 
-    @property
-    def is_scan(self) -> bool:
-        return isinstance(self.row, ScanRow)
+    @functools.cached_property
+    def plan(self) -> ComputePlan:
+        """Which type each operand is computed in (``descriptors.compute``): worked out here, once per lowering."""
+        return plan_of(self.row, self.dtypes)
+
+    @functools.cached_property
+    def impl(self) -> ElementwiseImpl:
+        """An element-wise row's plan and the implementations it selects (CUDA expression, NumPy callable,
+        single-ufunc flag; ``codegen.ElementwiseImpl``)."""
+        return elementwise_impl(self.elementwise_row, self.dtypes, self.plan)
 
     @property
     def scan_row(self) -> ScanRow:
@@ -113,26 +168,15 @@ class Lowering:
 
     @functools.cached_property
     def key(self) -> tuple[Any, ...]:
-        """What makes two lowerings share a kernel (a backend adds its name): the row, data types and either
-        (ScaleBias present, fused activation) or the reduction variant. Layouts and scalar values are
-        call arguments, not part of the kernel."""
-        types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
-        if self.is_reduction:
-            return (self.row.name, self.variant, types)
-        if self.is_scan:
-            return (self.row.name, types)
-        fused = self.fused
-        return (self.row.name, types, self.has_scale_bias, fused.name if fused is not None else None)
+        """What makes two lowerings share a kernel (a backend adds its name): the row, data types and what else
+        the kind's kernel depends on. Layouts and scalar values are call arguments, not part of the kernel."""
+        raise NotImplementedError(f"{type(self).__name__} has no kernel key")
 
     @functools.cached_property
     def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
         """The generated CuPy kernel (``ElementwiseKernel`` or ``ReductionKernel`` source; a scan's
         ``ElementwiseKernel`` over lines, ``codegen.scan``)."""
-        if self.is_scan:
-            return scan_kernel_spec(self.scan_row, self.dtypes)
-        if self.is_reduction:
-            return reduction_kernel_spec(self.reduction_row, self.dtypes, self.reduction_variant)
-        return elementwise_kernel_spec(self.elementwise_row, self.dtypes, self.has_scale_bias, self.fused)
+        raise NotImplementedError(f"{type(self).__name__} has no kernel")
 
     @property
     def elementwise_spec(self) -> KernelSpec:
@@ -158,7 +202,64 @@ class Lowering:
     @functools.cached_property
     def two_pass_specs(self) -> tuple[ReductionSpec, ReductionSpec]:
         """Pass 1 and pass 2 of the GPU's two-pass reduction (``codegen.reduce.two_pass_specs``)."""
-        return two_pass_specs(self.reduction_row, self.dtypes, self.reduction_variant)
+        return two_pass_specs(self.reduction_row, self.dtypes, self.reduction_variant, self.plan)
+
+    @functools.cached_property
+    def scalars(self) -> dict[str, Any]:
+        """The kernel's scalar arguments, name -> NumPy scalar of the argument's type (none but an element-wise
+        kernel's: a reduction's count and a scan's :attr:`scan_args` are the backends')."""
+        return {}
+
+    @functools.cached_property
+    def scalar_types(self) -> tuple[tuple[str, DataType], ...]:
+        """The kernel's scalar arguments in order, with their types (``codegen.scalar_params``)."""
+        return ()
+
+    @functools.cached_property
+    def layout(self) -> FastPlan | None:
+        """The GPU's flat or rows kernel plan for these tensors (``launch_plan.plan_tensors``), or None
+        where neither applies (reductions, more than one output, layouts that do not coalesce)."""
+        return None
+
+    @functools.cached_property
+    def two_pass(self) -> TwoPassPlan | None:
+        """The two-pass layout of a reduction (``reduce_plan.plan_two_pass``), or None for one launch."""
+        return None
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ElementwiseLowering(Lowering):
+    """An element-wise operator (``ElementwiseRow``): ScaleBias, fused activation, scalar arguments."""
+
+    kind: ClassVar[RowKind] = RowKind.ELEMENTWISE
+
+    @classmethod
+    def read(
+        cls,
+        desc: OperatorDesc,
+        row: OpRow,
+        dtypes: Mapping[str, DataType],
+        inputs: tuple[tuple[int, TensorDesc], ...],
+        output: TensorDesc,
+    ) -> Lowering:
+        outputs = [getattr(desc, f.name) for f in row.output_fields]
+        tensors = [t for _, t in inputs] + [t for t in outputs if t is not None]
+        flat = all(t.is_packed and t.sizes == output.sizes for t in tensors)
+        erow = cast(ElementwiseRow, row)
+        sb = getattr(desc, "scale_bias", None) if erow.has_scale_bias else None
+        fused = getattr(desc, erow.fused_field.name) if erow.fused_field is not None else None
+        return cls(desc, row, dtypes, inputs, output, scale_bias=sb, fused_desc=fused, flat=flat)
+
+    @functools.cached_property
+    def key(self) -> tuple[Any, ...]:
+        """The row, data types, ScaleBias present and fused activation."""
+        types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
+        fused = self.fused
+        return (self.row.name, types, self.has_scale_bias, fused.name if fused is not None else None)
+
+    @functools.cached_property
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
+        return elementwise_kernel_spec(self.elementwise_row, self.dtypes, self.has_scale_bias, self.fused, self.impl)
 
     @functools.cached_property
     def scalars(self) -> dict[str, Any]:
@@ -167,8 +268,6 @@ class Lowering:
         Values go to kernels as arguments, never as source text, so NaN, infinities and -0.0 arrive bit
         for bit. A ``FieldKind.SCALAR`` field is a value of the output's type (``DML_SCALAR_UNION``),
         rounded to it first."""
-        if self.is_reduction or self.is_scan:
-            return {}
         desc, row = self.desc, self.row
         out_type = self.dtypes[row.output_fields[0].name]
         values: dict[str, Any] = {}
@@ -188,58 +287,106 @@ class Lowering:
             typed[name] = dt.numpy_dtype.type(int(v) if dt is DataType.INT32 else v)
         return typed
 
-    @property
+    @functools.cached_property
     def scalar_types(self) -> tuple[tuple[str, DataType], ...]:
-        """The kernel's scalar arguments in order, with their types (``codegen.scalar_params``)."""
-        if self.is_reduction or self.is_scan:
-            return ()
         out_type = self.dtypes[self.row.output_fields[0].name]
         return scalar_params(self.elementwise_row, out_type, self.has_scale_bias, self.fused)
 
     @functools.cached_property
     def layout(self) -> FastPlan | None:
-        """The GPU's flat or rows kernel plan for these tensors (``launch_plan.plan_tensors``), or None
-        where neither applies (reductions, more than one output, layouts that do not coalesce)."""
-        if self.is_reduction or self.is_scan or len(self.row.output_fields) != 1:
+        if len(self.row.output_fields) != 1:
             return None
         return plan_tensors([t for _, t in self.inputs], self.output, self.elementwise_row.reads_index)
 
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ReductionLowering(Lowering):
+    """A reduction (``ReductionRow``): its variant, sorted axes and reduced element count."""
+
+    kind: ClassVar[RowKind] = RowKind.REDUCTION
+
+    @classmethod
+    def read(
+        cls,
+        desc: OperatorDesc,
+        row: OpRow,
+        dtypes: Mapping[str, DataType],
+        inputs: tuple[tuple[int, TensorDesc], ...],
+        output: TensorDesc,
+    ) -> Lowering:
+        variant = cast(ReductionRow, row).variant_of(desc)
+        (_, inp), *_ = inputs
+        axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
+        return cls(
+            desc, row, dtypes, inputs, output, variant=variant, axes=axes, count=math.prod(inp.sizes[a] for a in axes)
+        )
+
+    @functools.cached_property
+    def key(self) -> tuple[Any, ...]:
+        """The row, the variant and the data types."""
+        types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
+        return (self.row.name, self.variant, types)
+
+    @functools.cached_property
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
+        return reduction_kernel_spec(self.reduction_row, self.dtypes, self.reduction_variant, plan=self.plan)
+
     @functools.cached_property
     def two_pass(self) -> TwoPassPlan | None:
-        """The two-pass layout of a reduction (``reduce_plan.plan_two_pass``), or None for one launch."""
-        if not self.is_reduction:
-            return None
         (_, inp), *_ = self.inputs
         return plan_two_pass(inp.sizes, inp.element_strides, self.axes)
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class ScanLowering(Lowering):
+    """A scan (``ScanRow``: CUMULATIVE_SUMMATION, ...): its one axis and that axis's size."""
+
+    kind: ClassVar[RowKind] = RowKind.SCAN
+
+    @classmethod
+    def read(
+        cls,
+        desc: OperatorDesc,
+        row: OpRow,
+        dtypes: Mapping[str, DataType],
+        inputs: tuple[tuple[int, TensorDesc], ...],
+        output: TensorDesc,
+    ) -> Lowering:
+        (_, inp), *_ = inputs
+        axis = int(desc.axis)  # type: ignore[attr-defined]
+        return cls(desc, row, dtypes, inputs, output, axes=(axis,), count=inp.sizes[axis])
+
+    @functools.cached_property
+    def key(self) -> tuple[Any, ...]:
+        """The row and the data types."""
+        types = tuple(sorted((k, v.value) for k, v in self.dtypes.items()))
+        return (self.row.name, types)
+
+    @functools.cached_property
+    def spec(self) -> KernelSpec | ReductionSpec | ScanSpec:
+        return scan_kernel_spec(self.scan_row, self.dtypes)
+
+
+#: The rule table of :func:`lower`: a row's class -> the lowering of its kind.
+KINDS: tuple[tuple[type[ElementwiseRow | ReductionRow | ScanRow], type[Lowering]], ...] = (
+    (ElementwiseRow, ElementwiseLowering),
+    (ReductionRow, ReductionLowering),
+    (ScanRow, ScanLowering),
+)
+
+
 def lower(desc: OperatorDesc) -> Lowering:
-    """The :class:`Lowering` of a validated descriptor."""
+    """The :class:`Lowering` of a validated descriptor: the subclass of its row's kind (:data:`KINDS`)."""
     row = desc.row
     dtypes = {f.name: getattr(desc, f.name).data_type for f in row.tensor_fields if getattr(desc, f.name) is not None}
     inputs = tuple(
         (k, getattr(desc, f.name)) for k, f in enumerate(row.input_fields) if getattr(desc, f.name) is not None
     )
     output: TensorDesc = getattr(desc, row.output_fields[0].name)
-    if isinstance(row, ReductionRow):
-        variant = row.variant_of(desc)
-        (_, inp), *_ = inputs
-        axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
-        return Lowering(
-            desc, row, dtypes, inputs, output, variant=variant, axes=axes, count=math.prod(inp.sizes[a] for a in axes)
-        )
-    if isinstance(row, ScanRow):
-        (_, inp), *_ = inputs
-        axis = int(desc.axis)  # type: ignore[attr-defined]
-        return Lowering(desc, row, dtypes, inputs, output, axes=(axis,), count=inp.sizes[axis])
-    if not isinstance(row, ElementwiseRow):
-        raise TypeError(f"lower: {row.name} is not element-wise, a reduction or a scan; it has no kernel of its own")
-    outputs = [getattr(desc, f.name) for f in row.output_fields]
-    tensors = [t for _, t in inputs] + [t for t in outputs if t is not None]
-    flat = all(t.is_packed and t.sizes == output.sizes for t in tensors)
-    sb = getattr(desc, "scale_bias", None) if row.has_scale_bias else None
-    fused = getattr(desc, row.fused_field.name) if row.fused_field is not None else None
-    return Lowering(desc, row, dtypes, inputs, output, scale_bias=sb, fused_desc=fused, flat=flat)
+    for row_type, kind in KINDS:
+        if isinstance(row, row_type):
+            return kind.read(desc, row, dtypes, inputs, output)
+    raise TypeError(f"lower: {row.name} is not element-wise, a reduction or a scan; it has no kernel of its own")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

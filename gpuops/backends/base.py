@@ -9,15 +9,21 @@ and ``gpuops.emulator.backend.EmulatorBackend``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from descriptors import TensorDesc
 
 if TYPE_CHECKING:
+    from ..binding import BindingPlan
     from ..lowering import FusedLowering, Lowering
 
-__all__ = ["Backend", "Kernel"]
+__all__ = ["Backend", "FastPaths", "Kernel"]
+
+#: ``execute(inputs, outputs)``: a compiled operator's execute.
+Execute = Callable[[Sequence[Any], Sequence[Any]], None]
+#: ``call(inputs, out)``: a convenience call's fast path (None: left to ``gpuops.arrays.call``).
+Call = Callable[[Sequence[Any], Any], Any]
 
 
 class Kernel(Protocol):
@@ -31,6 +37,14 @@ class Kernel(Protocol):
         """Run on buffers already checked by ``binding.BindingPlan`` (1-D, in the operator's tensor order,
         ``None`` for an absent optional input); ``aliased``: an output is exactly an input's buffer."""
         ...
+
+
+class FastPaths(NamedTuple):
+    """A compiled operator's own ``execute(inputs, outputs)``, and its convenience call ``call(inputs, out)``
+    (None: not this operator), which returns None for any call it leaves to ``gpuops.arrays.call``."""
+
+    execute: Execute
+    call: Call | None
 
 
 class Backend(Protocol):
@@ -61,6 +75,13 @@ class Backend(Protocol):
         its input value, an ``epilogue`` computing what is stored from its result. Inputs are the prologue's
         external inputs (else the reduction's input), the one output the epilogue's value (else the reduction's
         output). The kernel's ``source`` shows the generated code."""
+        ...
+
+    def fast_paths(self, kernel: Any, lowering: Lowering, binding: BindingPlan, general: Execute) -> FastPaths | None:
+        """The compiled operator's own ``execute`` (and convenience call) for its common binding, or None (no
+        fast path: ``execute`` checks through ``binding.check`` and runs ``kernel``). A fast path binds through
+        ``binding.fast_check()`` (the plan's exact-buffer predicate) and hands every other call, errors
+        included, to ``general``; ``kernel`` is what :meth:`compile` returned."""
         ...
 
     def pointer(self, buf: Any) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -23,10 +23,13 @@ from ..codegen import KernelSpec
 from ..codegen.reduce import ReductionSpec
 from ..codegen.scan import ScanSpec, line_order
 from ..layout.reduce_plan import Layout, TwoPassPlan
+from ..lowering import RowKind
 from .array_module import array_module
+from .base import Execute, FastPaths
 from .runs import BufferRun, ElementwiseRun, ReduceRun
 
 if TYPE_CHECKING:
+    from ..binding import BindingPlan
     from ..lowering import FusedLowering, Lowering
 
 __all__ = [
@@ -283,19 +286,33 @@ class CupyBackend:
         return "it needs CuPy and a usable CUDA device (pip install -e .[cuda12] or .[cuda13])"
 
     def compile(self, lowering: Lowering) -> Any:
-        xp = self.xp
-        key = (self.name, *lowering.key)
-        if lowering.is_reduction:
-            spec, passes = lowering.reduction_spec, lowering.two_pass_specs
-            kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
-            two_pass = lowering.two_pass
-            path = "two-pass reduction" if two_pass is not None else "reduction"
-            return ReduceRun(kernel, lowering, path, self._views, two_pass)
-        if lowering.is_scan:
-            scan = lowering.scan_spec
-            built = kernels.get_or_build(key, lambda: CupyScanKernel(scan, xp), lambda: scan.source)
-            return _ScanRun(built, lowering, xp)
+        """The kernel of ``lowering``, built by its row kind's builder (:attr:`COMPILE`)."""
+        return self.COMPILE[lowering.kind](self, lowering)
+
+    def _compile_reduction(self, lowering: Lowering) -> Any:
+        """One ``ReductionKernel`` (two launches where ``reduce_plan`` splits a long reduction)."""
+        xp, key = self.xp, (self.name, *lowering.key)
+        spec, passes = lowering.reduction_spec, lowering.two_pass_specs
+        kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
+        two_pass = lowering.two_pass
+        path = "two-pass reduction" if two_pass is not None else "reduction"
+        return ReduceRun(kernel, lowering, path, self._views, two_pass)
+
+    def _compile_scan(self, lowering: Lowering) -> Any:
+        """The scan's ``ElementwiseKernel`` over lines (``codegen.scan``)."""
+        xp, key, scan = self.xp, (self.name, *lowering.key), lowering.scan_spec
+        built = kernels.get_or_build(key, lambda: CupyScanKernel(scan, xp), lambda: scan.source)
+        return _ScanRun(built, lowering, xp)
+
+    def _compile_elementwise(self, lowering: Lowering) -> Any:
         return self._elementwise(lowering)
+
+    #: ``compile``'s builder per row kind: ``builder(backend, lowering)``, the kernel.
+    COMPILE: ClassVar[Mapping[RowKind, Callable[[CupyBackend, Lowering], Any]]] = {
+        RowKind.ELEMENTWISE: _compile_elementwise,
+        RowKind.REDUCTION: _compile_reduction,
+        RowKind.SCAN: _compile_scan,
+    }
 
     def compile_fused(self, fused: FusedLowering) -> Any:
         """One kernel for a fused group of graph nodes: flat/rows when it writes one value and the layout
@@ -350,6 +367,12 @@ class CupyBackend:
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
+
+    @staticmethod
+    def fast_paths(kernel: Any, lowering: Lowering, binding: BindingPlan, general: Execute) -> FastPaths | None:
+        """None: ``execute`` binds through ``BindingPlan.check``, whose common path is the plan's predicate
+        (``binding.FastCheck``, the rules the NumPy backend's fast paths bind through), and launches."""
+        return None
 
     def unwrap(self, buffers: Sequence[Any]) -> Sequence[Any]:
         """GPU tensors of other libraries (``__cuda_array_interface__``, DLPack: torch, JAX) as CuPy arrays over

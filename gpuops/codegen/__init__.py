@@ -15,9 +15,20 @@ from collections.abc import Mapping
 from descriptors import DataType
 from descriptors.compute import ComputePlan, compute_plan
 from descriptors.optable import HELPERS
-from descriptors.schema import Domain, ElementwiseRow, Field, FieldKind
+from descriptors.schema import Domain, ElementwiseRow, Field, FieldKind, NumpyImpl, OpRow
 
-__all__ = ["C_TYPES", "INDEX", "KernelSpec", "elementwise_kernel_spec", "node_body", "param_name", "scalar_params"]
+__all__ = [
+    "C_TYPES",
+    "INDEX",
+    "ElementwiseImpl",
+    "KernelSpec",
+    "elementwise_impl",
+    "elementwise_kernel_spec",
+    "node_body",
+    "param_name",
+    "plan_of",
+    "scalar_params",
+]
 
 # CuPy's C names for each dtype (cupy._core._scalar.get_typename).
 C_TYPES: dict[DataType, str] = {
@@ -55,6 +66,36 @@ _HEADERS = (
     "cupy/float16.cuh",
     "cupy/bfloat16.cuh",
 )
+
+
+def plan_of(row: OpRow, dtypes: Mapping[str, DataType], plan: ComputePlan | None = None) -> ComputePlan:
+    """``plan`` when the caller has it, else the plan of ``row`` for ``dtypes`` (``descriptors.compute``).
+
+    The one place gpuops computes a plan: ``Lowering.plan`` (once per lowering; codegen and the backends get it
+    from there), and the functions here called without one (a row and data types, no descriptor: tests, tools).
+    """
+    return plan if plan is not None else compute_plan(row, dtypes)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ElementwiseImpl:
+    """An element-wise row's compute plan for one set of data types and the implementations its value class
+    selects from the row's ``Exprs``: the CUDA expression, the NumPy callable, and whether that callable is
+    one ufunc (its ``out`` may alias an input)."""
+
+    plan: ComputePlan
+    cuda: str
+    numpy: NumpyImpl
+    single_ufunc: bool
+
+
+def elementwise_impl(
+    row: ElementwiseRow, dtypes: Mapping[str, DataType], plan: ComputePlan | None = None
+) -> ElementwiseImpl:
+    """The :class:`ElementwiseImpl` of ``row`` for ``dtypes`` (``plan``: a ``Lowering``'s, else :func:`plan_of`)."""
+    plan = plan_of(row, dtypes, plan)
+    cls = plan.value_class
+    return ElementwiseImpl(plan, row.exprs.cuda_for(cls), row.exprs.numpy_for(cls), row.exprs.is_single_ufunc(cls))
 
 
 def param_name(role: str) -> str:
@@ -185,6 +226,7 @@ def node_body(
     fused: ElementwiseRow | None,
     operands: Mapping[str, str],
     out: str,
+    impl: ElementwiseImpl | None = None,
 ) -> tuple[list[str], list[str]]:
     """The statements computing one element of ``row`` (and its fused activation), and the helpers they call.
 
@@ -193,9 +235,10 @@ def node_body(
     statements declare ``T``/``U`` and one operand per input field, by the row's names (``x``, ``y``, ``z``, ...
     by default; ``ElementwiseRow.operand_names``), an absent optional input as ``T(0)``, and read the scalar
     arguments by the names :func:`scalar_params` gives, so a fused graph wraps each node's statements in a block
-    of their own.
+    of their own. ``impl``: the node's ``Lowering.impl`` (else :func:`elementwise_impl`).
     """
-    plan = compute_plan(row, dtypes, has_scale_bias)
+    impl = impl if impl is not None else elementwise_impl(row, dtypes)
+    plan = impl.plan
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
     out_type = dtypes[row.output_fields[0].name]
     t = C_TYPES[plan.compute]
@@ -210,7 +253,7 @@ def node_body(
     for name, field in zip(row.operand_names, row.input_fields, strict=True):  # an absent optional input reads 0
         if field.name not in dtypes:
             lines.append(f"const T {name} = T(0);")
-    expr = row.exprs.cuda_for(plan.value_class)
+    expr = impl.cuda
     oc = C_TYPES[out_type]
     if row.converts:  # the expression names the output type (CAST)
         lines.append(f"typedef {oc} O;")
@@ -239,14 +282,15 @@ def elementwise_kernel_spec(
     dtypes: Mapping[str, DataType],
     has_scale_bias: bool = False,
     fused: ElementwiseRow | None = None,
+    impl: ElementwiseImpl | None = None,
 ) -> KernelSpec:
     """Generate the kernel of ``row`` for tensor data types ``dtypes`` (role -> DataType).
 
     ``fused`` is the row of a fused activation (DirectML ``FusedActivation``): it is applied
     to the operator's result in the compute type, inside the same kernel, before the one
-    final rounding to the output type.
+    final rounding to the output type. ``impl``: the ``Lowering``'s (else :func:`elementwise_impl`).
     """
-    plan = compute_plan(row, dtypes, has_scale_bias)
+    impl = impl if impl is not None else elementwise_impl(row, dtypes)
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
     out_roles = tuple(f.name for f in row.output_fields)
     out_type = dtypes[out_roles[0]]
@@ -255,7 +299,7 @@ def elementwise_kernel_spec(
     in_params += [f"{PARAM_TYPES[t]} {n}" for n, t in scalars]
     out_params = [f"{PARAM_TYPES[dtypes[r]]} {param_name(r)}" for r in out_roles]
     lines, helpers = node_body(
-        row, dtypes, has_scale_bias, fused, {r: param_name(r) for r in in_roles}, param_name(out_roles[0])
+        row, dtypes, has_scale_bias, fused, {r: param_name(r) for r in in_roles}, param_name(out_roles[0]), impl
     )
     if row.reads_index:
         lines.insert(0, f"const long long {INDEX} = static_cast<long long>(i);")
@@ -269,7 +313,7 @@ def elementwise_kernel_spec(
         input_roles=in_roles,
         scalar_params=tuple(n for n, _ in scalars),
         output_roles=out_roles,
-        plan=plan,
+        plan=impl.plan,
         scalar_types=tuple(t for _, t in scalars),
         tensor_types=tuple((r, dtypes[r]) for r in in_roles + out_roles),
         reads_index=row.reads_index,

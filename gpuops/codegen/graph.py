@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from descriptors import DataType
+from descriptors.compute import ComputePlan
 from descriptors.optable import HELPERS
 from descriptors.schema import ElementwiseRow, OpRow, ReductionRow
 
 from ..graph_plan import FusedStep
-from . import C_TYPES, PARAM_TYPES, KernelSpec, node_body
+from . import C_TYPES, PARAM_TYPES, ElementwiseImpl, KernelSpec, node_body
 from .reduce import Epilogue, Prologue, ReductionSpec, reduction_kernel_spec
 
 __all__ = ["FMAD_OFF", "NodeLowering", "fused_kernel_spec", "fused_reduction_spec", "fused_scalars"]
@@ -54,7 +55,9 @@ class NodeLowering(Protocol):
     @property
     def scalar_types(self) -> tuple[tuple[str, DataType], ...]: ...
     @property
-    def elementwise_spec(self) -> KernelSpec: ...
+    def plan(self) -> ComputePlan: ...
+    @property
+    def impl(self) -> ElementwiseImpl: ...
 
 
 def _scalar_name(k: int, name: str, prefix: str = "n") -> str:
@@ -88,7 +91,7 @@ def _bodies(step: FusedStep, lowerings: Sequence[NodeLowering], prefix: str = "n
         for field, src in zip(row.input_fields, operands, strict=True):
             if src is not None:
                 names[field.name] = f"i{src[1]}" if src[0] == "in" else f"v{src[1]}"
-        body, used = node_body(row, low.dtypes, low.has_scale_bias, low.fused, names, f"v{k}")
+        body, used = node_body(row, low.dtypes, low.has_scale_bias, low.fused, names, f"v{k}", low.impl)
         renames = [f"const {C_TYPES[t]} {n} = {_scalar_name(k, n, prefix)};" for n, t in low.scalar_types]
         lines.append(f"{C_TYPES[out_type]} v{k};  // {row.name}")
         lines.append("{ " + " ".join(renames + body) + " }")
@@ -145,7 +148,7 @@ def fused_reduction_spec(
         short = "_".join(_short(low.row.name) for low in epilogue_nodes)[:32]
         tag = fname.removeprefix("gpuops_epilogue_")
         after = Epilogue(f"then_{short}_{tag}", scalars, fname, function, helpers, out_type)
-    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, variant, before, after)
+    return reduction_kernel_spec(reduce.reduction_row, reduce.dtypes, variant, before, after, reduce.plan)
 
 
 def fused_kernel_spec(step: FusedStep, lowerings: Sequence[NodeLowering]) -> KernelSpec:
@@ -174,7 +177,7 @@ def fused_kernel_spec(step: FusedStep, lowerings: Sequence[NodeLowering]) -> Ker
         input_roles=in_roles,
         scalar_params=tuple(n for n, _ in scalars),
         output_roles=out_roles,
-        plan=lowerings[-1].elementwise_spec.plan,
+        plan=lowerings[-1].plan,
         scalar_types=tuple(t for _, t in scalars),
         tensor_types=tuple((r, types[r]) for r in in_roles + out_roles),
         options=FMAD_OFF,

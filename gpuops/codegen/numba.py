@@ -30,14 +30,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from descriptors import DataType
-from descriptors.compute import compute_plan
-from descriptors.optable import HELPERS
 from descriptors.schema import Domain, ElementwiseRow, OpRow
 
-from . import BIAS, FUSED_PREFIX, OPERANDS, SCALE, param_name, scalar_params
+from . import BIAS, FUSED_PREFIX, OPERANDS, SCALE, ElementwiseImpl, elementwise_impl, param_name, scalar_params
+from .cuda_to_python import Untranslatable, translate
 
 __all__ = ["LOOP_TYPES", "LoopSpec", "Untranslatable", "fused_loop_spec", "loop_spec", "translate"]
 
+# Names the generated module and loop body use; no argument may take one.
+RESERVED = frozenset(
+    {"np", "njit", "T", "R", "i", "v", "r", "c", "r0", "r1", "c0", "c1", *OPERANDS}
+    | {"prange", "blocks_", "k_", "n_", "nr_", "nc_"}
+    | {"lo_", "hi_", "by_rows_"}
+    | {"f16_to_f32", "f32_to_f16", "bf16_to_f32", "f32_to_bf16"}
+)
 # Storage types the loop reads and writes: float16/bfloat16 as their uint16 bits.
 LOOP_TYPES = frozenset({DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT32, DataType.FLOAT64})
 _LOAD = {
@@ -53,179 +59,6 @@ _STORE = {
     DataType.FLOAT64: "np.float64({})",
 }
 _NP_NAME = {DataType.FLOAT32: "np.float32", DataType.FLOAT64: "np.float64"}
-# C functions with correctly rounded results in both libm/NVRTC and NumPy: their numba forms.
-_FUNCTIONS = {"sqrt": "np.sqrt", "fabs": "abs"}
-# CUDA's round-to-nearest intrinsics (never contracted into an FMA): plain operators here.
-_ROUNDED = {"__fadd_rn": "+", "__dadd_rn": "+", "__fmul_rn": "*", "__dmul_rn": "*"}
-# gpuops' one-expression CUDA helpers (``descriptors.cuda_helpers``), inlined from their own source:
-# ``[template <typename F>] __device__ __forceinline__ R name(params) { return <expr>; }``.
-_HELPER_DEF = re.compile(
-    r"(?:template\s*<typename (?P<tp>\w+)>\s*)?__device__ __forceinline__ \w+ (?P<name>gpuops_\w+)"
-    r"\((?P<params>[^)]*)\)\s*\{\s*return (?P<body>[^;{}]*);\s*\}"
-)
-
-
-def _helpers() -> dict[str, tuple[tuple[str, ...], str, str | None]]:
-    """name -> (parameter names, body expression, template type name) of each one-expression
-    helper (the first overload: the float and double ones differ only in intrinsic names)."""
-    out: dict[str, tuple[tuple[str, ...], str, str | None]] = {}
-    for source, _ in HELPERS.values():
-        for m in _HELPER_DEF.finditer(source):
-            params = tuple(p.split()[-1] for p in m["params"].split(",") if p.strip())
-            out.setdefault(m["name"], (params, m["body"], m["tp"]))
-    return out
-
-
-_HELPERS = _helpers()
-
-
-# Names the generated module and loop body use; no argument may take one.
-_RESERVED = frozenset(
-    {"np", "njit", "T", "R", "i", "v", "r", "c", "r0", "r1", "c0", "c1", *OPERANDS}
-    | {"prange", "blocks_", "k_", "n_", "nr_", "nc_"}
-    | {"lo_", "hi_", "by_rows_"}
-    | {"f16_to_f32", "f32_to_f16", "bf16_to_f32", "f32_to_bf16"}
-)
-
-
-class Untranslatable(ValueError):
-    """The expression uses something the compiled tier does not translate (it stays on NumPy)."""
-
-
-_TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?|\d+)"
-    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[-+*/<>!?:(),]))"
-)
-# Binary operators by C precedence, loosest first, with their Python spelling.
-_BINARY = (
-    {"||": "or"},
-    {"&&": "and"},
-    {"==": "==", "!=": "!="},
-    {"<": "<", ">": ">", "<=": "<=", ">=": ">="},
-    {"+": "+", "-": "-"},
-    {"*": "*", "/": "/"},
-)
-
-
-class _Parser:
-    """Recursive descent over the C expression subset; each method returns Python source."""
-
-    def __init__(self, text: str, names: Mapping[str, str], casts: frozenset[str] = frozenset({"T"})) -> None:
-        self.tokens: list[tuple[str, str]] = []
-        pos = 0
-        text = text.strip()
-        while pos < len(text):
-            m = _TOKEN.match(text, pos)
-            if m is None or m.end() == pos:
-                raise Untranslatable(f"cannot read {text[pos:]!r}")
-            kind = m.lastgroup
-            if kind is None:  # every alternative of _TOKEN is a named group
-                raise Untranslatable(f"cannot read {text[pos:]!r}")
-            self.tokens.append((kind, m.group(kind)))
-            pos = m.end()
-        self.i = 0
-        self.names = names
-        self.casts = casts  # T, and a helper's template type (its arguments' type: T here too)
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i][1] if self.i < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> tuple[str, str]:
-        if self.i >= len(self.tokens):
-            raise Untranslatable("unexpected end of expression")
-        tok = self.tokens[self.i]
-        if expected is not None and tok[1] != expected:
-            raise Untranslatable(f"expected {expected!r}, found {tok[1]!r}")
-        self.i += 1
-        return tok
-
-    def parse(self) -> str:
-        out = self.ternary()
-        if self.i != len(self.tokens):
-            raise Untranslatable(f"unexpected {self.tokens[self.i][1]!r}")
-        return out
-
-    def ternary(self) -> str:
-        cond = self.binary(0)
-        if self.peek() != "?":
-            return cond
-        self.take("?")
-        a = self.ternary()
-        self.take(":")
-        b = self.ternary()
-        return f"({a} if {cond} else {b})"
-
-    def binary(self, level: int) -> str:
-        if level == len(_BINARY):
-            return self.unary()
-        left = self.binary(level + 1)
-        while self.peek() in _BINARY[level]:
-            op = _BINARY[level][self.take()[1]]
-            right = self.binary(level + 1)
-            left = f"({left} {op} {right})"
-        return left
-
-    def unary(self) -> str:
-        if self.peek() == "-":
-            self.take()
-            return f"(-{self.unary()})"
-        if self.peek() == "!":
-            self.take()
-            return f"(not {self.unary()})"
-        return self.primary()
-
-    def primary(self) -> str:
-        kind, text = self.take()
-        if text == "(":
-            inner = self.ternary()
-            self.take(")")
-            return f"({inner})"
-        if kind == "num":
-            if not text.isdigit():
-                raise Untranslatable(f"floating literal {text} outside T(...)")
-            return f"T({text})"
-        if kind != "name":
-            raise Untranslatable(f"unexpected {text!r}")
-        if self.peek() == "(":
-            return self.call(text)
-        if text not in self.names:
-            raise Untranslatable(f"unknown name {text!r}")
-        return self.names[text]
-
-    def call(self, fn: str) -> str:
-        self.take("(")
-        if fn in self.casts:
-            if self.tokens[self.i][0] == "num" and self.i + 1 < len(self.tokens) and self.tokens[self.i + 1][1] == ")":
-                literal = self.take()[1]
-                self.take(")")
-                return f"T({literal})"
-            inner = self.ternary()
-            self.take(")")
-            return f"T({inner})"
-        args = [self.ternary()]
-        while self.peek() == ",":
-            self.take(",")
-            args.append(self.ternary())
-        self.take(")")
-        if fn in _FUNCTIONS and len(args) == 1:
-            return f"T({_FUNCTIONS[fn]}({args[0]}))"
-        if fn in _ROUNDED and len(args) == 2:
-            return f"({args[0]} {_ROUNDED[fn]} {args[1]})"
-        if fn in _HELPERS:
-            params, body, tp = _HELPERS[fn]
-            if len(params) != len(args):
-                raise Untranslatable(f"{fn} takes {len(params)} arguments, given {len(args)}")
-            casts = self.casts | ({tp} if tp else set())
-            return f"({_Parser(body, dict(zip(params, args, strict=True)), frozenset(casts)).parse()})"
-        raise Untranslatable(f"function {fn!r} is not exactly rounded everywhere")
-
-
-def translate(expr: str, names: Mapping[str, str]) -> str:
-    """The C expression ``expr`` as a Python (numba) expression; ``names`` maps C names to Python ones.
-
-    Raises :class:`Untranslatable` for anything outside the exactly rounded subset.
-    """
-    return _Parser(expr, names).parse()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -248,12 +81,17 @@ class LoopSpec:
 
 
 def loop_spec(
-    row: OpRow, dtypes: Mapping[str, DataType], has_scale_bias: bool = False, fused: ElementwiseRow | None = None
+    row: OpRow,
+    dtypes: Mapping[str, DataType],
+    has_scale_bias: bool = False,
+    fused: ElementwiseRow | None = None,
+    impl: ElementwiseImpl | None = None,
 ) -> LoopSpec | None:
     """The compiled-tier loop of ``row`` for ``dtypes``, or None where the tier does not apply.
 
     Applies to element-wise rows with one output whose tensors all have floating types and
-    whose expression (and fused activation's) is in the exactly rounded subset.
+    whose expression (and fused activation's) is in the exactly rounded subset. ``impl``: the
+    ``Lowering.impl`` of the operator (else ``codegen.elementwise_impl``).
     """
     if not isinstance(row, ElementwiseRow) or row.domain is Domain.BITS or len(row.output_fields) != 1:
         return None
@@ -262,7 +100,8 @@ def loop_spec(
         return None
     if any(dt not in LOOP_TYPES for dt in dtypes.values()):
         return None
-    plan = compute_plan(row, dtypes, has_scale_bias)
+    impl = impl if impl is not None else elementwise_impl(row, dtypes)
+    plan = impl.plan
     if plan.value_class != "float" or plan.out_compute not in _NP_NAME:
         return None
     in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
@@ -273,7 +112,7 @@ def loop_spec(
     names.update(_absent(row, dtypes))
     names.update({f.kernel_name: f.kernel_name for f in row.param_fields})
     try:
-        expr = translate(row.exprs.cuda_for(plan.value_class), names)
+        expr = translate(impl.cuda, names)
         act = None
         if fused is not None:
             fnames = {"x": "v", **{f.kernel_name: FUSED_PREFIX + f.kernel_name for f in fused.param_fields}}
@@ -290,7 +129,7 @@ def loop_spec(
     arrays = [param_name(r) for r in in_roles]
     out = param_name(out_role)
     args = [*arrays, *(n for n, _ in scalars), out]
-    if set(args) & (_RESERVED | set(operand.values())) or len(set(args)) != len(args):  # a name the body uses
+    if set(args) & (RESERVED | set(operand.values())) or len(set(args)) != len(args):  # a name the body uses
         return None
 
     def body(index: Mapping[str, str]) -> list[str]:
@@ -345,15 +184,16 @@ def fused_loop_spec(
     types: list[str] = []
     for k, (low, ops) in enumerate(zip(lowerings, operands, strict=True)):
         row, dtypes = low.row, low.dtypes
-        if loop_spec(row, dtypes, low.has_scale_bias, low.fused) is None:
+        impl: ElementwiseImpl = low.impl
+        if loop_spec(row, dtypes, low.has_scale_bias, low.fused, impl) is None:
             return None
-        plan = compute_plan(row, dtypes, low.has_scale_bias)
+        plan = impl.plan
         in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
         out_role = row.output_fields[0].name
         names = {row.operand_of(r): f"x{k}_{j}" for j, r in enumerate(in_roles)}
         names.update(_absent(row, dtypes))
         names.update({f.kernel_name: f"n{k}_{f.kernel_name}" for f in row.param_fields})
-        expr = translate(row.exprs.cuda_for(plan.value_class), names)
+        expr = translate(impl.cuda, names)
         act = None
         if low.fused is not None:
             fnames = {

@@ -26,11 +26,11 @@ import re
 from collections.abc import Mapping
 
 from descriptors import DataType
-from descriptors.compute import ComputePlan, compute_plan
+from descriptors.compute import ComputePlan
 from descriptors.optable import HELPERS
 from descriptors.schema import Reduction, ReductionRow
 
-from . import _HEADERS, C_TYPES, PARAM_TYPES, param_name
+from . import _HEADERS, C_TYPES, PARAM_TYPES, param_name, plan_of
 
 __all__ = ["Epilogue", "PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
 
@@ -203,10 +203,10 @@ def _kernel_name(row: ReductionRow, variant: str, dtypes: Mapping[str, DataType]
 
 
 def _types(
-    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan | None
 ) -> tuple[Reduction, ComputePlan, str, str, str]:
     red = row.reductions[variant]
-    plan = compute_plan(row, dtypes)
+    plan = plan_of(row, dtypes, plan)
     t = C_TYPES[plan.compute]
     return red, plan, plan.value_class, t, _accumulator(red, plan.value_class, t)
 
@@ -245,11 +245,12 @@ def reduction_kernel_spec(
     variant: str,
     prologue: Prologue | None = None,
     epilogue: Epilogue | None = None,
+    plan: ComputePlan | None = None,
 ) -> ReductionSpec:
     """The one-pass kernel of ``row`` with selector value ``variant`` for ``dtypes`` (``prologue``: element-wise
     nodes of a graph computing the input in the kernel, see :class:`Prologue`; ``epilogue``: nodes computing
-    what is stored from the result, see :class:`Epilogue`)."""
-    red, plan, cls, t, acc = _types(row, dtypes, variant)
+    what is stored from the result, see :class:`Epilogue`; ``plan``: the ``Lowering``'s, else ``codegen.plan_of``)."""
+    red, plan, cls, t, acc = _types(row, dtypes, variant, plan)
     (in_role,) = (f.name for f in row.input_fields)
     (out_role,) = (f.name for f in row.output_fields)
     x, y = param_name(in_role), param_name(out_role)
@@ -288,9 +289,11 @@ def reduction_kernel_spec(
     )
 
 
-def partial_fields(row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> tuple[PartialField, ...]:
+def partial_fields(
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan | None = None
+) -> tuple[PartialField, ...]:
     """The arrays pass 1 writes: one per accumulator field, in the field's own type."""
-    red, plan, cls, t, acc = _types(row, dtypes, variant)
+    red, plan, cls, t, acc = _types(row, dtypes, variant, plan)
     template = red.cuda("accumulator", cls)
     if template in _STRUCT_FIELDS:
         fields = _STRUCT_FIELDS[template][0]
@@ -299,17 +302,18 @@ def partial_fields(row: ReductionRow, dtypes: Mapping[str, DataType], variant: s
 
 
 def two_pass_specs(
-    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str
+    row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan | None = None
 ) -> tuple[ReductionSpec, ReductionSpec]:
     """Pass 1 (parts of the reduction -> partial accumulators) and pass 2 (partials -> result).
 
     Pass 2 reads the partials along one reduced axis; for ARGMAX/ARGMIN its ``_J`` is the
     part number, and ``gpuops_span`` (reduced elements per part) turns a part's index into
-    an index over the whole reduction.
+    an index over the whole reduction. ``plan``: the ``Lowering``'s (else ``codegen.plan_of``).
     """
-    one = reduction_kernel_spec(row, dtypes, variant)
-    red, plan, cls, t, acc = _types(row, dtypes, variant)
-    fields = partial_fields(row, dtypes, variant)
+    plan = plan_of(row, dtypes, plan)
+    one = reduction_kernel_spec(row, dtypes, variant, plan=plan)
+    red, plan, cls, t, acc = _types(row, dtypes, variant, plan)
+    fields = partial_fields(row, dtypes, variant, plan)
     template = red.cuda("accumulator", cls)
     if template in _STRUCT_FIELDS:
         names = [name for name, _ in _STRUCT_FIELDS[template][0]]

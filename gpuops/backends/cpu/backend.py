@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from descriptors import TensorDesc
 
+from ...lowering import RowKind
 from . import dlpack, tiers
 from .fast import fast_paths
 from .reductions import _ReduceInPasses
-from .scans import NumpyScanKernel
 from .views import may_overlap, pointer, view_maker
 
 if TYPE_CHECKING:
@@ -33,13 +34,16 @@ class NumpyBackend:
     def unavailable_reason() -> str | None:
         return None  # NumPy is a dependency: always usable
 
+    #: ``compile``'s builder per row kind (``tiers``): ``builder(backend name, lowering)``, the run.
+    COMPILE: ClassVar[Mapping[RowKind, Callable[[str, Lowering], Any]]] = {
+        RowKind.ELEMENTWISE: tiers.compile_elementwise,
+        RowKind.REDUCTION: tiers.compile_reduction,
+        RowKind.SCAN: tiers.compile_scan,
+    }
+
     def compile(self, lowering: Lowering) -> Any:
-        """The run of ``lowering``'s row kind (``tiers``)."""
-        if lowering.is_reduction:
-            return tiers.compile_reduction(self.name, lowering)
-        if lowering.is_scan:
-            return NumpyScanKernel(lowering)
-        return tiers.compile_elementwise(self.name, lowering)
+        """The run of ``lowering``, built by its row kind's builder (:attr:`COMPILE`)."""
+        return self.COMPILE[lowering.kind](self.name, lowering)
 
     def compile_fused(self, fused: FusedLowering) -> Any:
         """A fused group of graph nodes: one numba loop, else one blocked pass running each node's ufunc kernel

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from descriptors import DataType, TensorDesc
-from descriptors.compute import compute_plan
+from descriptors.compute import ComputePlan
 from descriptors.schema import ReductionRow
 
+from ...codegen import plan_of
 from ..fpstate import ignore, restore
 from . import policy as _policy
 from . import threads as _threads
@@ -66,12 +67,14 @@ class NumpyReduceKernel:
     Runs the row's NumPy form on a strided view of the input (never a copy of it, except
     where ARGMAX/ARGMIN must bring the reduced axes together), accumulating as the CUDA
     kernel does (float32 for 16-bit floats, 64 bits for integers), then casts once into
-    the output view.
+    the output view. ``plan``: the ``Lowering``'s (see :meth:`of`; else ``codegen.plan_of``).
     """
 
-    def __init__(self, row: ReductionRow, dtypes: Mapping[str, DataType], variant: str) -> None:
+    def __init__(
+        self, row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan | None = None
+    ) -> None:
         self.row = row
-        self.plan = compute_plan(row, dtypes)
+        self.plan = plan_of(row, dtypes, plan)
         red = row.reductions[variant]
         self.impl = red.numpy
         self.compute = self.plan.compute.numpy_dtype
@@ -96,6 +99,11 @@ class NumpyReduceKernel:
         if variant in PAIRWISE and stored == self.compute and stored in (np.dtype(np.float32), np.dtype(np.float64)):
             self.pairwise = PAIRWISE[variant]
         self.best = float("inf")  # the fastest native launch's seconds per element (numba_loops.launch_alone)
+
+    @classmethod
+    def of(cls, lowering: Lowering) -> NumpyReduceKernel:
+        """The kernel of a reduction's lowering, with the lowering's plan."""
+        return cls(lowering.reduction_row, lowering.dtypes, lowering.reduction_variant, lowering.plan)
 
     def reduce(self, x: np.ndarray, out: np.ndarray, axes: tuple[int, ...], n: int, plan: object = None) -> None:
         """Reduce ``x`` over ``axes`` into ``out`` (``plan``: the GPU's two-pass layout, unused here).

@@ -9,15 +9,17 @@ reduction     fast execute (``fast.fast_paths``), pairwise numba (``pairwise.pai
 scan          ufunc (``scans.NumpyScanKernel``)
 ============  =================================================================================================
 
-Compiling an operator picks the tier of its run here (:data:`ELEMENTWISE`, :data:`FUSED`); ``CompiledOperator``
-then asks for a fast execute in front of that run (``NumpyBackend.fast_paths``: an operator the ufunc tier runs
-as one ufunc below ``CpuPolicy.heavy_min`` and ``thread_min`` elements, a reduction the pairwise tier runs on
-this thread), and a reduction picks its tier per call (``NumpyReduceKernel.reduce``). Every tier gives the same
-bits; the thresholds are ``CpuPolicy``'s.
+``NumpyBackend.compile`` calls its row kind's builder here (``NumpyBackend.COMPILE``, by ``Lowering.kind``), which
+picks the tier of its run (:data:`ELEMENTWISE`, :data:`FUSED`); ``CompiledOperator`` then asks for a fast execute in
+front of that run (``NumpyBackend.fast_paths``: an operator the ufunc tier runs as one ufunc below
+``CpuPolicy.heavy_min`` and ``thread_min`` elements, a reduction the pairwise tier runs on this thread), and a
+reduction picks its tier per call (``NumpyReduceKernel.reduce``). Every tier gives the same bits; the thresholds
+are ``CpuPolicy``'s.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,13 +31,21 @@ from . import policy as _policy
 from . import threads as _threads
 from .fused import _FusedRun
 from .reductions import NumpyReduceKernel
+from .scans import NumpyScanKernel
 from .ufunc_kernels import NumpyKernel
 from .views import view_maker
 
 if TYPE_CHECKING:
     from ...lowering import FusedLowering, Lowering
 
-__all__ = ["ELEMENTWISE", "FUSED", "compile_elementwise", "compile_fused", "compile_reduction"]
+__all__ = [
+    "ELEMENTWISE",
+    "FUSED",
+    "compile_elementwise",
+    "compile_fused",
+    "compile_reduction",
+    "compile_scan",
+]
 
 
 def _numba_run(
@@ -114,7 +124,7 @@ def numba_tier(lowering: Lowering, kernel: NumpyKernel, key: tuple[Any, ...]) ->
     return _numba_run(
         lowering,
         (*key, "numba"),
-        lambda: loop_spec(lowering.row, lowering.dtypes, lowering.has_scale_bias, lowering.fused),
+        lambda: loop_spec(lowering.row, lowering.dtypes, lowering.has_scale_bias, lowering.fused, lowering.impl),
         lowering.dtypes,
         [t for _, t in lowering.scalar_types],
         direct=kernel.direct,
@@ -168,12 +178,7 @@ def compile_elementwise(backend: str, lowering: Lowering) -> Any:
     """An element-wise operator's run: its ufunc kernel is built first (once per kernel key, ``gpuops.kernels``),
     as the numba tier asks it whether the operator is one ufunc."""
     key = (backend, *lowering.key)
-    erow = lowering.elementwise_row
-    kernel = kernels.get_or_build(
-        key,
-        lambda: NumpyKernel(erow, lowering.dtypes, lowering.has_scale_bias, lowering.fused),
-        lambda: lowering.spec.source,
-    )
+    kernel = kernels.get_or_build(key, functools.partial(NumpyKernel.of, lowering), lambda: lowering.spec.source)
     return _first(ELEMENTWISE, lowering, kernel, key)
 
 
@@ -181,8 +186,7 @@ def compile_fused(backend: str, fused: FusedLowering) -> Any:
     """A fused group's run: each node's ufunc kernel is built first (the blocked pass runs them)."""
 
     def node_kernel(low: Lowering) -> NumpyKernel:
-        row = low.elementwise_row
-        build = lambda: NumpyKernel(row, low.dtypes, low.has_scale_bias, low.fused)  # noqa: E731
+        build = functools.partial(NumpyKernel.of, low)
         kernel: NumpyKernel = kernels.get_or_build((backend, *low.key), build, lambda: low.spec.source)
         return kernel
 
@@ -194,11 +198,14 @@ def compile_reduction(backend: str, lowering: Lowering) -> Any:
     """A reduction's run: ``NumpyReduceKernel``, which picks its tier per call; the pairwise tier's numba loops
     are compiled now (not on the first execute) where it may run (``CpuPolicy.reduce_numba_min``)."""
     key = (backend, *lowering.key)
-    row, variant = lowering.reduction_row, lowering.reduction_variant
-    reduce_kernel = kernels.get_or_build(
-        key, lambda: NumpyReduceKernel(row, lowering.dtypes, variant), lambda: lowering.spec.source
-    )
+    build = functools.partial(NumpyReduceKernel.of, lowering)
+    reduce_kernel = kernels.get_or_build(key, build, lambda: lowering.spec.source)
     (_, source), *_ = lowering.inputs
     if reduce_kernel.pairwise is not None and source.element_count >= _policy.POLICY.reduce_numba_min:
         reduce_kernel.warm_up()  # the numba tier's loops compiled now, not on the first execute
     return ReduceRun(reduce_kernel, lowering, "numpy", view_maker, None)
+
+
+def compile_scan(backend: str, lowering: Lowering) -> Any:
+    """A scan's run: ``NumpyScanKernel`` (NumPy's ``accumulate``; one tier)."""
+    return NumpyScanKernel(lowering)

@@ -15,20 +15,22 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from descriptors import DataType
-from descriptors.compute import compute_plan
 from descriptors.schema import Domain, ElementwiseRow
 
-from ...codegen import BIAS, FUSED_PREFIX, SCALE
+from ...codegen import BIAS, FUSED_PREFIX, SCALE, ElementwiseImpl, elementwise_impl
 from ..fpstate import ignore, restore
 from ..half_convert import MIN_F16, MIN_F32, f16_to_f32, f32_to_f16
 from . import policy as _policy
 from . import threads as _threads
 from .views import _strided_inner, logical_index
+
+if TYPE_CHECKING:
+    from ...lowering import Lowering
 
 __all__ = ["NumpyKernel", "Prepared"]
 
@@ -78,7 +80,8 @@ class NumpyKernel:
     The row's NumPy callable is called ``impl(x, y, ..., out=out, **parameters)`` with one positional
     operand per input field (None for an absent optional input), in their compute types; a fused
     activation's callable then runs on the result, still in the compute type, before the one final
-    cast to the output type.
+    cast to the output type. ``impl``: the plan and the row's NumPy callable (``Lowering.impl``, see
+    :meth:`of`; else ``codegen.elementwise_impl``).
     """
 
     def __init__(
@@ -87,9 +90,11 @@ class NumpyKernel:
         dtypes: Mapping[str, DataType],
         has_scale_bias: bool,
         fused: ElementwiseRow | None = None,
+        impl: ElementwiseImpl | None = None,
     ) -> None:
+        impl = impl if impl is not None else elementwise_impl(row, dtypes)
         self.row = row
-        self.plan = compute_plan(row, dtypes, has_scale_bias)
+        self.plan = impl.plan
         self.dtypes = dict(dtypes)
         self.in_roles = tuple(f.name for f in row.input_fields if f.name in dtypes)
         # Where each input field's operand is among the present ones (None: an absent optional input, passed
@@ -99,8 +104,8 @@ class NumpyKernel:
         # The input ScaleBias applies to; -1 for a row with no inputs (FILL_VALUE_CONSTANT reads none).
         self.primary_index = self.in_roles.index(row.primary_role) if row.primary_role in self.in_roles else -1
         self.out_role = row.output_fields[0].name
-        self.impl = row.exprs.numpy_for(self.plan.value_class)
-        self.single = row.exprs.is_single_ufunc(self.plan.value_class)
+        self.impl = impl.numpy
+        self.single = impl.single_ufunc
         self.has_scale_bias = has_scale_bias
         self.fused = fused
         self.fused_impl = fused.exprs.numpy_for("float") if fused is not None else None
@@ -129,6 +134,11 @@ class NumpyKernel:
             and all(in_np[r] == dtypes[r].numpy_dtype or self.bits for r in self.in_roles)
             and (self.out_np == dtypes[self.out_role].numpy_dtype or self.bits)
         )
+
+    @classmethod
+    def of(cls, lowering: Lowering) -> NumpyKernel:
+        """The kernel of an element-wise lowering: its plan and NumPy callable as the lowering chose them."""
+        return cls(lowering.elementwise_row, lowering.dtypes, lowering.has_scale_bias, lowering.fused, lowering.impl)
 
     def prepare(self, scalars: Mapping[str, Any]) -> Prepared:
         """The per-descriptor arguments, worked out once per compiled operator, not per call."""
