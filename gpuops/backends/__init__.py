@@ -11,7 +11,7 @@ import functools
 import importlib
 from typing import Any
 
-__all__ = ["REGISTRY", "load", "unavailable_reason"]
+__all__ = ["REGISTRY", "backend_owning", "load", "unavailable_reason"]
 
 #: ``Device(backend=...)`` name -> (module, class) implementing ``gpuops.backends.base.Backend``.
 REGISTRY: dict[str, tuple[str, str]] = {
@@ -40,3 +40,27 @@ def unavailable_reason(name: str) -> str | None:
 def load(name: str) -> Any:
     """The backend ``name`` (one instance per process); call :func:`unavailable_reason` first."""
     return _backend_class(name)()
+
+
+def backend_owning(array: object) -> str | None:
+    """The name of the backend whose arrays ``array`` is one of: ``type(array)`` is exactly that backend's
+    ``array_type`` (a subclass, such as a masked array or a memmap, is no backend's); None where no backend's.
+
+    Asks each backend of ``REGISTRY`` in order, as :func:`load` makes it: no ``Device`` is made and no device
+    touched; the first match ends the question, so a NumPy array never loads another backend. A backend that
+    cannot be loaded here (CuPy not installed, or failing to import) owns nothing, and is not tried again."""
+    kind = type(array)
+    for name in REGISTRY:
+        if _array_type(name) is kind:
+            return name
+    return None
+
+
+@functools.cache
+def _array_type(name: str) -> type | None:
+    """``load(name).array_type``, or None where the backend cannot be loaded."""
+    try:
+        owned: type = load(name).array_type
+    except Exception:  # ImportError, or whatever a broken install raises: then none of its arrays exist here
+        return None
+    return owned

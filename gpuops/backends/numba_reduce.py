@@ -1,25 +1,15 @@
 """Sums for the NumPy backend's REDUCE, in NumPy's pairwise order, compiled by numba (the ``jit`` extra).
 
-The rule (NumPy 2.x ``@TYPE@_pairwise_sum``, numpy/_core/src/umath/loops_utils.h.src, which ``np.add.reduce``
-calls once per contiguous run: over the last axis of a C-contiguous float32/float64 array, once per row, the
-output first set to the identity +0.0, then ``out += pairwise_sum(row, n)``):
-
-  pw(a, n) = n < 8:      s = -0.0; s += a[i] for i in 0..n-1
-             n <= 128:   r[j] = a[j]; r[j] += a[i + j] for i = 8, 16, .. < n - n % 8 (j = 0..7);
-                         s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)); s += a[i] for the last n % 8
-             else:       n2 = n // 2 - (n // 2) % 8; pw(a, n2) + pw(a + n2, n - n2)
-  row sum = +0.0 + pw(row, n)
-
-Here the recursion is flattened once per row length (:func:`plan`: the leaves, runs of 64..128 elements, or
-fewer than 8 for short rows, and a postfix program combining their sums), and each leaf's eight partial sums are
-one chain of 8-lane vector adds emitted as LLVM IR (``_leaf``: numba only vectorizes loops, and its loop
-vectorizer would not keep eight lanes of one leaf in one register), the lanes combined as above. Rows are
-summed one after the other, leaf after leaf: one stream through memory. Every element goes through the same
-additions, in the same order and association as in NumPy, so the bits are NumPy's, NaN payloads and zero signs
-included (``tests/test_reduce_numba.py``: every row length 1..300, powers of two +-1 up to 2**15, the three
-maps, float32 and float64, data where the order shows). numba compiles without ``fastmath``: no reassociation,
-and no contraction (L1 and SUM_SQUARE map each element first, rounded, as NumPy's separate ``abs`` / ``v * v``
-pass does).
+The rule and its tree are ``pairwise_tree``'s: the recursion flattened once per row length (:func:`plan`: the
+leaves, runs of 64..128 elements, or fewer than 8 for short rows, and a postfix program combining their sums). Here
+each leaf's eight partial sums are one chain of 8-lane vector adds emitted as LLVM IR (``_leaf``: numba only
+vectorizes loops, and its loop vectorizer would not keep eight lanes of one leaf in one register), the lanes
+combined as NumPy does. Rows are summed one after the other, leaf after leaf: one stream through memory. Every
+element goes through the same additions, in the same order and association as in NumPy, so the bits are NumPy's,
+NaN payloads and zero signs included (``tests/test_reduce_numba.py``: every row length 1..300, powers of two +-1 up
+to 2**15, the three maps, float32 and float64, data where the order shows). numba compiles without ``fastmath``: no
+reassociation, and no contraction (L1 and SUM_SQUARE map each element first, rounded, as NumPy's separate ``abs`` /
+``v * v`` pass does). The layouts it runs on: ``pairwise_rows`` (:func:`rows_view`, :func:`out_view`).
 
 Faster than NumPy's own loop with the same additions (why was not measured apart: NumPy recurses down to each
 leaf and issues a prefetch per step; the flattened loop does neither). Float32 SUM over the last axis of [4096, 2048] on
@@ -28,9 +18,8 @@ with the other vCPU busy 1.35 against 1.86 ms. Things that were slower here: int
 8 rows (several streams 8 KiB apart: 1.1-1.5x slower than one stream) or of adjacent leaves (streams 512 B
 apart: up to 2x slower), software prefetch.
 
-Full reductions (one contiguous run): :func:`split` cuts the top levels of the same tree into pieces whose
-sums (``raw``: without the +0.0) :func:`combine` adds in the tree's order, so the pieces can be summed on
-several threads with NumPy's bits.
+Full reductions (one contiguous run): the pieces of :func:`split` summed on several threads
+(:func:`sum_pieces`), their sums (``raw``: without the +0.0) added in the tree's order by :func:`combine`.
 
 Threads: :func:`row_sums_parallel` (numba's ``prange``, ``parallel_ok``: omp or tbb only), launched by
 :func:`sum_rows` through the CPU's launch guard (``cpu.threads.launch_alone``): with the other vCPU busy,
@@ -45,6 +34,8 @@ folder the element-wise loops' cache is checked in (``numba_loops``' folder chec
 where that folder is refused (one warning saying which and why) or ``cache_dir`` is None, none: they compile in
 memory. A fresh process's first float32 REDUCE on this tier (its ``compile_operator``, 2-vCPU VM, numba 0.68.1, two
 numba threads) took 0.8-1.1 s from that cache against 9.7-11.5 s compiled in memory (1.8 s without the native drivers).
+numba's cache is stamped by this file alone: the kernels and the IR they compile stay here (``PW_BLOCKSIZE``, from
+``pairwise_tree``, only picks the unrolled branch for a full leaf; both branches add alike).
 
 ``MAP_SUM``, ``MAP_ABS``, ``MAP_SQUARE``: what each element becomes before it is added (SUM, L1, SUM_SQUARE).
 """
@@ -52,8 +43,6 @@ numba threads) took 0.8-1.1 s from that cache against 9.7-11.5 s compiled in mem
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 import threading
 from pathlib import Path
 from typing import Any
@@ -64,6 +53,9 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from .pairwise_rows import out_view, rows_view
+from .pairwise_tree import PW_BLOCKSIZE, combine, piece_plans, plan, split
 
 __all__ = [
     "MAP_ABS",
@@ -84,39 +76,8 @@ __all__ = [
     "sum_rows",
 ]
 
-PW_BLOCKSIZE = 128  # NumPy's leaf size
 MAP_SUM, MAP_ABS, MAP_SQUARE = 0, 1, 2
 BLOCKS_PER_THREAD = 8  # blocks of rows per thread in row_sums_parallel
-
-
-def _leaves(start: int, n: int, lo: list[int], ln: list[int], prog: list[int]) -> None:
-    if n <= PW_BLOCKSIZE:
-        prog.append(len(lo))
-        lo.append(start)
-        ln.append(n)
-        return
-    n2 = n // 2
-    n2 -= n2 % 8
-    _leaves(start, n2, lo, ln, prog)
-    _leaves(start + n2, n - n2, lo, ln, prog)
-    prog.append(-1)
-
-
-@functools.lru_cache(maxsize=64)
-def plan(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """NumPy's pairwise tree for a run of ``n`` elements: the leaves' offsets and lengths (left to right), the
-    postfix program combining their sums (``k >= 0``: push leaf ``k``'s sum; ``-1``: pop right, pop left, push
-    left + right) and the stack depth it needs."""
-    lo: list[int] = []
-    ln: list[int] = []
-    prog: list[int] = []
-    _leaves(0, n, lo, ln, prog)
-    depth = top = 0
-    for op in prog:
-        top += 1 if op >= 0 else -1
-        depth = max(depth, top)
-    as64 = functools.partial(np.array, dtype=np.int64)
-    return as64(lo), as64(ln), as64(prog), depth
 
 
 def _leaf_typer(
@@ -288,34 +249,6 @@ def pieces_parallel(a, starts, lens, plo, pln, pprog, leaf_at, prog_at, depth, s
         )
 
 
-@functools.lru_cache(maxsize=32)
-def piece_plans(n: int, levels: int) -> tuple[tuple[np.ndarray, ...], int, list[int]]:
-    """The pieces of :func:`split` ``(n, levels)`` with their :func:`plan` s packed for :func:`pieces_parallel`:
-    ``(starts, lens, plo, pln, pprog, leaf_at, prog_at)``, the deepest stack, and the program combining the
-    pieces' sums."""
-    pieces, prog = split(n, levels)
-    los, lns, progs, depth = [], [], [], 1
-    for _, m in pieces:
-        lo, ln, pp, d = plan(m)
-        los.append(lo)
-        lns.append(ln)
-        progs.append(pp)
-        depth = max(depth, d)
-    as64 = functools.partial(np.array, dtype=np.int64)
-    leaf_at = as64([0, *itertools.accumulate(len(x) for x in los)])
-    prog_at = as64([0, *itertools.accumulate(len(x) for x in progs)])
-    arrays = (
-        as64([st for st, _ in pieces]),
-        as64([m for _, m in pieces]),
-        np.concatenate(los),
-        np.concatenate(lns),
-        np.concatenate(progs),
-        leaf_at,
-        prog_at,
-    )
-    return arrays, depth, prog
-
-
 def sum_pieces(flat: np.ndarray, n: int, mode: int, threads: int, levels: int, guard: Any = None) -> Any:
     """``0 + pw(map(flat[:n]))`` as a 1-element array of ``flat``'s type, the top ``levels`` levels of the tree
     split into pieces summed on ``threads`` of numba's threads (:func:`pieces_parallel`) and combined in the tree's
@@ -339,75 +272,6 @@ def _claimed_pieces(*args: Any) -> None:
         pieces_parallel(*args)
     finally:
         numba.set_parallel_chunksize(previous)
-
-
-def rows_view(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, int, int, int] | None:
-    """``x`` reduced over ``axes`` as NumPy's reduction sees it: rows of ``n`` contiguous elements, one per
-    output element, ``rstride`` elements apart (``rows`` of them): ``(flat, rows, n, rstride)`` with ``flat`` the
-    1-D contiguous span holding them all, or None for any other layout (the reduced axes, size-1 axes left
-    out, not the innermost ones in position and in memory; kept axes that are not one uniform stride)."""
-    item = x.itemsize
-    ndim = x.ndim
-    if ndim and axes == tuple(range(ndim - len(axes), ndim)) and x.flags.c_contiguous:
-        # the common case, the last axes of a packed array: rows of their elements one after the other
-        shape = x.shape
-        n = math.prod(shape[ndim - len(axes) :])
-        if n:
-            flat = x.reshape(-1)
-            flat.flags.writeable = False  # one numba signature: as as_strided's below
-            return flat, x.size // n, n, n
-    dims = [(d, x.shape[d], x.strides[d]) for d in range(x.ndim) if x.shape[d] != 1]
-    reduced = [t for t in dims if t[0] in axes]
-    kept = [t for t in dims if t[0] not in axes]
-    if not reduced or (kept and kept[-1][0] > reduced[0][0]):
-        return None
-    n = 1
-    for _, size, stride in reversed(reduced):
-        if stride != n * item:
-            return None
-        n *= size
-    rows = 1
-    rstride = n  # in elements; any value when there is one row
-    if kept:
-        _, size, stride = kept[-1]
-        if stride % item or stride < n * item:
-            return None
-        rstride = stride // item
-        rows = size
-        for _, size, stride in reversed(kept[:-1]):
-            if stride != rows * rstride * item:
-                return None
-            rows *= size
-    span = (rows - 1) * rstride + n
-    if span == x.size and x.flags.c_contiguous:
-        flat = x.reshape(-1)  # the same span, ~10x cheaper than as_strided
-        flat.flags.writeable = False  # one numba signature: as as_strided's below
-    else:
-        flat = np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(item,), writeable=False)
-    return flat, rows, n, rstride
-
-
-def out_view(out: np.ndarray, rows: int) -> tuple[np.ndarray, int] | None:
-    """``out`` (the kept axes in ``x``'s order, the reduced ones of size 1) as ``(flat, ostride)``: output ``r`` at
-    ``flat[r * ostride]``; None where its elements are not one uniform positive stride apart."""
-    item = out.itemsize
-    if out.size == rows and out.flags.c_contiguous:
-        return out.reshape(-1), 1
-    dims = [(size, stride) for size, stride in zip(out.shape, out.strides, strict=True) if size != 1]
-    if rows == 1:
-        return np.lib.stride_tricks.as_strided(out, shape=(1,), strides=(item,)), 1
-    if not dims or dims[-1][1] <= 0 or dims[-1][1] % item:
-        return None
-    ostride = dims[-1][1] // item
-    count = dims[-1][0]
-    for size, stride in reversed(dims[:-1]):
-        if stride != count * ostride * item:
-            return None
-        count *= size
-    if count != rows:
-        return None
-    flat = np.lib.stride_tricks.as_strided(out, shape=((rows - 1) * ostride + 1,), strides=(item,))
-    return flat, ostride
 
 
 def _probe() -> None:
@@ -559,39 +423,3 @@ def warm_up(dtype: np.dtype) -> None:
             arrays, depth, _ = piece_plans(16, 1)
             _claimed_pieces(x, *arrays, depth, out, 0, dtype.type(0))
         _warm.add(dtype)
-
-
-def split(n: int, depth: int) -> tuple[list[tuple[int, int]], list[int]]:
-    """The top ``depth`` levels of NumPy's pairwise tree for ``n`` elements: its pieces ``(start, length)``, left
-    to right (a piece of at most ``PW_BLOCKSIZE`` elements is not split further), and the postfix program
-    combining their sums (as :func:`plan`'s). ``pw(a, n)`` is that program over ``pw(a + start, length)``."""
-    pieces: list[tuple[int, int]] = []
-    prog: list[int] = []
-
-    def walk(start: int, m: int, d: int) -> None:
-        if d == 0 or m <= PW_BLOCKSIZE:
-            prog.append(len(pieces))
-            pieces.append((start, m))
-            return
-        m2 = m // 2
-        m2 -= m2 % 8
-        walk(start, m2, d - 1)
-        walk(start + m2, m - m2, d - 1)
-        prog.append(-1)
-
-    walk(0, n, depth)
-    return pieces, prog
-
-
-def combine(sums: np.ndarray, prog: list[int]) -> np.ndarray:
-    """The program of :func:`split` over the pieces' sums (``sums``, 1-D): ``0 + pw`` as a 1-element array of their
-    type, each addition one IEEE addition in that type (NumPy's ``add`` on 1-element arrays, no promotion)."""
-    stack: list[np.ndarray] = []
-    with np.errstate(all="ignore"):
-        for op in prog:
-            if op >= 0:
-                stack.append(sums[op : op + 1])
-            else:
-                right = stack.pop()
-                stack.append(np.add(stack.pop(), right))
-        return np.add(np.zeros(1, sums.dtype), stack[0])

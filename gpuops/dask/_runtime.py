@@ -1,7 +1,8 @@
 """Per process: a device per backend, compiled operators and graphs cached per (backend, descriptor), and which
-backend a chunk belongs to (``numpy.ndarray``: "numpy"; ``cupy.ndarray``: "cupy"; the CUDA emulator's
-``gpuops.emulator.memory.ndarray``: "emulator", the CuPy backend's code path on the CPU). Shared by ``gpuops.dask``'s
-blockwise maps and its tree reductions, so a worker compiles each descriptor once whichever of them asks."""
+backend a chunk belongs to, as the backends' registry says (``gpuops.backends.backend_owning``: ``numpy.ndarray``:
+"numpy"; ``cupy.ndarray``: "cupy"; the CUDA emulator's ``gpuops.emulator.memory.ndarray``: "emulator", the CuPy
+backend's code path on the CPU). Shared by ``gpuops.dask``'s blockwise maps and its tree reductions, so a worker
+compiles each descriptor once whichever of them asks."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from descriptors import GraphDesc
 from descriptors.exact import Exact
 
+from .. import backends
 from ..device import CompiledOperator, Device
 
 __all__ = ["array_module", "backend_of", "compiled", "device"]
@@ -25,23 +25,16 @@ def _emulator_ndarray() -> type:
     ``dask.array`` does for CuPy, so tree reductions and ``compute()`` work on emulator chunks."""
     from dask.array.dispatch import concatenate_lookup
 
-    from ..emulator import memory
+    from ..emulator import array_functions, memory
 
-    concatenate_lookup.register(memory.ndarray, memory.concatenate)
+    concatenate_lookup.register(memory.ndarray, array_functions.concatenate)
     return memory.ndarray
 
 
 def array_module(backend: str) -> Any:
-    """The array library of a backend's chunks: NumPy, CuPy, or the emulator's CuPy-like module."""
-    if backend == "cupy":
-        import cupy
-
-        return cupy
-    if backend == "emulator":
-        from ..emulator import memory
-
-        return memory
-    return np
+    """The array library of a backend's chunks, the backend's own (``xp``): NumPy, CuPy, or the emulator's CuPy-like
+    module (``gpuops.emulator.runtime``)."""
+    return backends.load(backend).xp
 
 
 @functools.cache
@@ -65,20 +58,20 @@ def _compiled_exact(backend: str, exact: Exact[Any]) -> CompiledOperator:
 
 
 def backend_of(chunks: Sequence[Any]) -> str:
+    """The backend of the chunks of one task (the registry's ``backend_owning``); TypeError for a chunk of no backend,
+    or chunks of several."""
     kinds = set()
     for c in chunks:
-        if type(c) is np.ndarray:
-            kinds.add("numpy")
-        elif type(c).__module__.split(".")[0] == "cupy" and type(c).__name__ == "ndarray":
-            kinds.add("cupy")
-        elif type(c) is _emulator_ndarray():
-            kinds.add("emulator")
-        else:
+        kind = backends.backend_owning(c)
+        if kind is None:
             raise TypeError(
                 f"gpuops.dask: a chunk is a {type(c).__module__}.{type(c).__name__}; gpuops runs numpy.ndarray "
                 "chunks (backend 'numpy'), cupy.ndarray chunks (backend 'cupy') and the CUDA emulator's arrays "
                 "(backend 'emulator')"
             )
+        if kind == "emulator":
+            _emulator_ndarray()  # Dask joins the emulator's chunks from now on
+        kinds.add(kind)
     if len(kinds) != 1:
         raise TypeError(
             f"gpuops.dask: one task got chunks of several backends ({', '.join(sorted(kinds))}); put the arrays on "

@@ -5,8 +5,8 @@ Every translation unit (exactly the text NVRTC would get) is compiled by the hos
 CuPy's headers. Each distinct unit becomes its own shared object, with hidden visibility and only gpuops'
 exported wrappers visible (``gpuops_<hash>_<i>_launch``, ``..._sizes``, ...): two units may then define the
 same ``extern "C"`` kernel or the same inline helper differently without one replacing the other. A batch of
-units is merged into a few translation units (each unit in a namespace of its own, its kernels renamed and
-its macros undefined after it, its ``#include`` lines hoisted to the top), so that the compiler's fixed cost,
+units is merged into a few translation units (``merge``: each unit in a namespace of its own, its kernels renamed
+and its macros undefined after it, its ``#include`` lines hoisted to the top), so that the compiler's fixed cost,
 mostly parsing CuPy's headers, is paid once per merged unit instead of once per kernel; the merged units
 compile in parallel (as many compiler processes as there are CPUs), and a merged unit the compiler rejects
 is compiled again unit by unit. Objects are cached on disk under ``<cache_dir>/emulator``, keyed by a
@@ -28,7 +28,6 @@ import ctypes
 import hashlib
 import logging
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -40,6 +39,7 @@ from pathlib import Path
 
 from .. import config, private_folder
 from ..errors import count
+from .merge import LAUNCH_HEADER_NAME, MERGE_MAX, _hoisted, _merged_text, _unit_text
 
 __all__ = [
     "CompileError",
@@ -56,7 +56,7 @@ log = logging.getLogger("gpuops")
 
 HERE = Path(__file__).resolve().parent
 HOST_HEADER = HERE / "cuda_host.h"
-LAUNCH_HEADER = HERE / "gpuops_launch.h"
+LAUNCH_HEADER = HERE / LAUNCH_HEADER_NAME
 FAULT_HEADER = HERE / "gpuops_fault.h"
 INCLUDE_DIR = HERE / "include"
 
@@ -74,8 +74,6 @@ SANITIZE_FLAGS = (
     "-fno-omit-frame-pointer",
     "-g",
 )
-# Sources that need cooperative fibers: a barrier (or anything built on one) in the text.
-_BARRIER = re.compile(r"__syncthreads|__syncwarp")
 
 
 class CompilerUnavailable(RuntimeError):
@@ -218,79 +216,7 @@ def cache_folder() -> Path:
 
 
 # ---------------------------------------------------------------------------------------------- sources
-
-
-def _enclosing_namespaces(code: str, name: str) -> str:
-    """The ``ns::`` qualification of the definition of kernel ``name`` (``batch_reduction_source`` wraps
-    each kernel in a namespace); raise ValueError when the source defines no such ``__global__`` function."""
-    m = re.search(r"__global__\s+void\s+" + re.escape(name) + r"\s*\(", code)
-    if m is None:
-        raise ValueError(f"the source defines no __global__ void {name}(...)")
-    stack: list[str | None] = []
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", lambda t: " " * len(t.group()), code[: m.start()], flags=re.S)
-    pos = 0
-    for brace in re.finditer(r"[{}]", text):
-        if brace.group() == "{":
-            ns = re.search(r"namespace\s+(\w+)\s*$", text[pos : brace.start()])
-            stack.append(ns.group(1) if ns else None)
-        elif stack:
-            stack.pop()
-        pos = brace.end()
-    if any(s is None for s in stack):
-        raise ValueError(f"kernel {name} is not defined at namespace scope")
-    return "".join(f"{s}::" for s in stack)
-
-
-#: At most this many units go into one merged translation unit of a batch build (~25 ms of compile time each,
-#: against ~0.3 s of fixed cost per compiler run). 160 rather than 48 since kernels carry alignment checks: a batch
-#: of 1383 kernels (the FLOAT16/INT32 gpu tests of test_ops_generated and test_reduce_generated) built in 32.3 s
-#: against 39.2 s at 48 (2-core VM).
-MERGE_MAX = 160
-_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"][^>\"\n]+[>\"][^\n]*$", re.M)
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
-_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|undef|pragma)\b", re.M)
-
-
-def _hoisted(code: str) -> tuple[list[str], str] | None:
-    """A unit's ``#include`` lines and the rest of its text, when its includes can move to the top of a merged
-    unit without changing their meaning (no macro, condition or pragma ahead of the last one); else None."""
-    includes = list(_INCLUDE.finditer(code))
-    if includes:
-        head = code[: includes[-1].start()]
-        if _DEFINE.search(head) or _CONDITIONAL.search(head):
-            return None
-    return [m.group().strip() for m in includes], _INCLUDE.sub("", code)
-
-
-def _merged_text(members: Sequence[tuple[str, Sequence[str], str]]) -> str:
-    """One translation unit holding several (code, kernel names, export prefix) units: each in namespace
-    ``gpuops_unit<i>``, its kernels renamed by a macro (``extern "C"`` names would clash), and every macro it
-    defines undefined after it. Each unit exports the very symbols its own object would (``<prefix>_<j>_*``)."""
-    includes: dict[str, None] = {}
-    parts: list[str] = []
-    for i, (code, names, prefix) in enumerate(members):
-        hoisted = _hoisted(code)
-        if hoisted is None:
-            raise ValueError("unit cannot be merged")
-        lines, body = hoisted
-        includes.update(dict.fromkeys(lines))
-        ns, fibers = f"gpuops_unit{i}", "true" if _BARRIER.search(code) else "false"
-        parts += [f"#define {n} {n}__gpuops_unit{i}\n" for n in names]
-        parts.append(f"namespace {ns} {{\n{body}\n}}  // namespace {ns}\n")
-        parts += [f"#undef {m}\n" for m in dict.fromkeys([*_DEFINE.findall(body), *names])]
-        for j, n in enumerate(names):
-            qual = _enclosing_namespaces(body, n)
-            parts.append(f"GPUOPS_EXPORT_KERNEL({prefix}_{j}, ::{ns}::{qual}{n}__gpuops_unit{i}, {fibers})\n")
-    return "".join(f"{line}\n" for line in includes) + f'#include "{LAUNCH_HEADER.name}"\n' + "".join(parts)
-
-
-def _unit_text(code: str, names: Sequence[str], prefix: str) -> str:
-    fibers = "true" if _BARRIER.search(code) else "false"
-    parts = [code, f'\n#include "{LAUNCH_HEADER.name}"\n']
-    for i, name in enumerate(names):
-        qual = _enclosing_namespaces(code, name)
-        parts.append(f"GPUOPS_EXPORT_KERNEL({prefix}_{i}, ::{qual}{name}, {fibers})\n")
-    return "".join(parts)
+# (the units' text, alone or merged: ``merge``)
 
 
 def _header_digest(include_dirs: Sequence[str]) -> str:

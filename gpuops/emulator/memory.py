@@ -1,10 +1,11 @@
-"""Device memory of the CUDA emulator: allocations, ``MemoryPointer`` and a CuPy-like ``ndarray``.
+"""Device memory of the CUDA emulator: a CuPy-like ``ndarray`` over its allocations (``allocation``).
 
-An allocation is a block of host memory (a NumPy ``uint8`` array, 256-byte aligned like ``cudaMalloc``, or
-the memory of a NumPy array wrapped without a copy). An :class:`ndarray` is a strided view of one
-allocation with CuPy's attributes (``shape``, ``strides`` in bytes, ``data.ptr``, ``flags``, ...) and CuPy's
-internal flags the kernel generators read (``_c_contiguous``, ``_index_32_bits``). Unlike CuPy, a view
-that would reach outside its allocation is refused when it is made, not when a kernel faults.
+An :class:`ndarray` is a strided view of one allocation (``allocation.Allocation``: host memory, 256-byte aligned
+like ``cudaMalloc``, or a NumPy array's memory wrapped without a copy) with CuPy's attributes (``shape``,
+``strides`` in bytes, ``data.ptr``, ``flags``, ...) and CuPy's internal flags the kernel generators read
+(``_c_contiguous``, ``_index_32_bits``). Unlike CuPy, a view that would reach outside its allocation is refused
+when it is made, not when a kernel faults. Here too: ``empty``, the transfers ``asarray`` / ``asnumpy``, and the
+operands of CuPy's operators; the other array functions are ``array_functions``'.
 """
 
 from __future__ import annotations
@@ -16,82 +17,11 @@ from typing import Any
 import numpy as np
 
 from . import faults
+from .allocation import Allocation, MemoryPointer
 
-__all__ = [
-    "Allocation",
-    "MemoryPointer",
-    "ndarray",
-    "array",
-    "ascontiguousarray",
-    "asarray",
-    "asnumpy",
-    "empty",
-    "empty_like",
-    "expand_dims",
-    "ones_like",
-    "clip",
-    "concatenate",
-    "isnan",
-    "may_share_memory",
-    "where",
-    "shares_memory",
-    "zeros_like",
-    "from_numpy",
-    "full",
-    "ones",
-    "zeros",
-]
+__all__ = ["Allocation", "MemoryPointer", "asarray", "asnumpy", "empty", "ndarray"]
 
-ALIGNMENT = 256  # cudaMalloc returns addresses aligned to at least 256 bytes
 _INDEX_32 = 1 << 31
-
-
-class Allocation:
-    """A block of memory: ``nbytes`` bytes at address ``ptr``, kept alive by ``owner`` (a NumPy array)."""
-
-    __slots__ = ("bytes", "nbytes", "owner", "ptr")
-
-    def __init__(self, owner: np.ndarray, raw: np.ndarray) -> None:
-        self.owner = owner
-        self.bytes = raw  # 1-D uint8 over exactly the allocation
-        self.nbytes = int(raw.nbytes)
-        self.ptr = int(raw.__array_interface__["data"][0])
-
-    @classmethod
-    def new(cls, nbytes: int) -> Allocation:
-        faults.check()  # a faulted device allocates nothing, as cudaMalloc after a sticky error
-        block = np.empty(nbytes + ALIGNMENT, np.uint8)
-        start = -int(block.__array_interface__["data"][0]) % ALIGNMENT
-        return cls(block, block[start : start + nbytes])
-
-
-class MemoryPointer:
-    """``cupy.cuda.MemoryPointer``: an address inside an allocation (``ptr``); ``+ n`` moves it ``n`` bytes."""
-
-    __slots__ = ("_offset", "mem", "ptr")
-
-    def __init__(self, mem: Allocation, offset: int) -> None:
-        self.mem = mem
-        self._offset = int(offset)
-        self.ptr = mem.ptr + self._offset
-
-    device_id = 0
-
-    def __add__(self, offset: int) -> MemoryPointer:
-        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
-            return NotImplemented
-        return MemoryPointer(self.mem, self._offset + int(offset))
-
-    __radd__ = __add__
-
-    def __sub__(self, offset: int) -> MemoryPointer:
-        return self + (-int(offset))
-
-    def __int__(self) -> int:
-        return self.ptr
-
-    def __repr__(self) -> str:
-        return f"MemoryPointer(ptr={self.ptr:#x}, offset={self._offset} of {self.mem.nbytes} bytes)"
 
 
 class Flags:
@@ -419,36 +349,13 @@ class ndarray:  # noqa: N801 - CuPy's name
         return _wrap(np.negative(self._arr))
 
 
-# ---------------------------------------------------------------------------------------------- creation
+# ---------------------------------------------------------------------------------------------- creation, transfers
+# (the other array functions: ``array_functions``)
 
 
 def empty(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
     """``cupy.empty``: a new C-contiguous array (contents undefined)."""
     return ndarray(shape, dtype, order=order)
-
-
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> ndarray:
-    out = empty(shape, np.asarray(fill_value).dtype if dtype is None else dtype)
-    out._arr.fill(fill_value)
-    return out
-
-
-def zeros(shape: Any, dtype: Any = float) -> ndarray:
-    return full(shape, 0, dtype)
-
-
-def ones(shape: Any, dtype: Any = float) -> ndarray:
-    return full(shape, 1, dtype)
-
-
-def from_numpy(a: np.ndarray) -> ndarray:
-    """An ndarray over the memory of a C-contiguous NumPy array: no copy, writes reach ``a``."""
-    if not isinstance(a, np.ndarray) or not a.flags.c_contiguous:
-        raise ValueError("from_numpy: a C-contiguous numpy.ndarray is needed")
-    raw = a.reshape(-1).view(np.uint8) if a.size else np.empty(0, np.uint8)
-    mem = Allocation(a, raw)
-    out = ndarray(a.shape, a.dtype, memptr=MemoryPointer(mem, 0), strides=a.strides if a.size else None)
-    return out
 
 
 def asarray(a: Any, dtype: Any = None) -> ndarray:
@@ -459,13 +366,6 @@ def asarray(a: Any, dtype: Any = None) -> ndarray:
     out = empty(host.shape, host.dtype)
     out._arr[...] = host
     return out
-
-
-def array(a: Any, dtype: Any = None, copy: bool = True) -> ndarray:
-    """``cupy.array``: a copy (or ``asarray`` when ``copy=False``)."""
-    if isinstance(a, ndarray) and copy:
-        return a.astype(a.dtype if dtype is None else dtype, copy=True)
-    return asarray(a, dtype)
 
 
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: np.ndarray | None = None) -> np.ndarray:
@@ -479,51 +379,9 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: np.ndarray | None
     return host
 
 
-def expand_dims(a: ndarray, axis: int | Sequence[int]) -> ndarray:
-    """``cupy.expand_dims``: a view with size-1 axes inserted."""
-    if not isinstance(a, ndarray):
-        raise TypeError(f"expand_dims: expected an emulator ndarray (got {type(a).__name__})")
-    return a._from_numpy_view(np.expand_dims(a._arr, axis))
-
-
-def ascontiguousarray(a: ndarray, dtype: Any = None) -> ndarray:
-    """``cupy.ascontiguousarray``: ``a`` itself when C-contiguous (and of ``dtype``), else a C-contiguous copy."""
-    if not isinstance(a, ndarray):
-        raise TypeError(f"ascontiguousarray: expected an emulator ndarray (got {type(a).__name__})")
-    if a.flags.c_contiguous and (dtype is None or np.dtype(dtype) == a.dtype):
-        return a
-    out = empty(a.shape, a.dtype if dtype is None else dtype)
-    out._arr[...] = a._arr
-    return out
-
-
-def empty_like(a: ndarray, dtype: Any = None) -> ndarray:
-    """``cupy.empty_like`` (C order)."""
-    return empty(a.shape, a.dtype if dtype is None else dtype)
-
-
-def ones_like(a: ndarray, dtype: Any = None) -> ndarray:
-    """``cupy.ones_like`` (C order)."""
-    return ones(a.shape, a.dtype if dtype is None else dtype)
-
-
-def shares_memory(a: ndarray, b: ndarray, max_work: Any = None) -> bool:
-    """``cupy.shares_memory``: whether two emulator arrays overlap (exactly, through their NumPy views)."""
-    if not isinstance(a, ndarray) or not isinstance(b, ndarray):
-        raise TypeError("shares_memory: both arguments must be emulator ndarrays")
-    return bool(np.shares_memory(a._arr, b._arr))
-
-
-def may_share_memory(a: ndarray, b: ndarray, max_work: Any = None) -> bool:
-    """``cupy.may_share_memory``: whether the byte ranges of two emulator arrays overlap (bounds only)."""
-    if not isinstance(a, ndarray) or not isinstance(b, ndarray):
-        raise TypeError("may_share_memory: both arguments must be emulator ndarrays")
-    return bool(np.may_share_memory(a._arr, b._arr))
-
-
-# ---------------------------------------------------------------------------------------------- library
-# CuPy's own library functions the front-ends call (not gpuops kernels): computed by NumPy over the
-# emulated device memory, each giving a new emulator array as CuPy gives a new device array.
+# ---------------------------------------------------------------------------------------------- operands
+# NumPy computes CuPy's operators and library functions over the emulated memory, each result copied into a new
+# emulator array as CuPy gives a new device array.
 
 
 def _operand(x: Any, what: str) -> Any:
@@ -538,28 +396,3 @@ def _wrap(result: np.ndarray) -> ndarray:
     out = empty(result.shape, result.dtype)
     out._arr[...] = result
     return out
-
-
-def where(condition: ndarray, x: Any, y: Any) -> ndarray:
-    """``cupy.where(condition, x, y)``."""
-    return _wrap(np.where(_operand(condition, "where"), _operand(x, "where"), _operand(y, "where")))
-
-
-def isnan(x: ndarray) -> ndarray:
-    """``cupy.isnan``."""
-    return _wrap(np.isnan(_operand(x, "isnan")))
-
-
-def clip(a: ndarray, a_min: Any, a_max: Any) -> ndarray:
-    """``cupy.clip``."""
-    return _wrap(np.clip(_operand(a, "clip"), _operand(a_min, "clip"), _operand(a_max, "clip")))
-
-
-def zeros_like(a: ndarray, dtype: Any = None) -> ndarray:
-    """``cupy.zeros_like`` (C order)."""
-    return zeros(a.shape, a.dtype if dtype is None else dtype)
-
-
-def concatenate(arrays: Sequence[ndarray], axis: int = 0) -> ndarray:
-    """``cupy.concatenate`` (Dask's ``concatenate_lookup`` calls it to join chunks)."""
-    return _wrap(np.concatenate([_operand(a, "concatenate") for a in arrays], axis=axis))

@@ -16,30 +16,28 @@ import functools
 
 import numpy as np
 
-from .build import CompilerUnavailable, KernelSource, compiler
-from .elementwise import ElementwiseKernel
-from .kernels import RawKernel, prebuild
-from .memory import (
-    MemoryPointer,
+from .array_functions import (
     array,
-    asarray,
     ascontiguousarray,
-    asnumpy,
     clip,
-    empty,
+    concatenate,
     empty_like,
     expand_dims,
     from_numpy,
     full,
     isnan,
     may_share_memory,
-    ndarray,
     ones,
     ones_like,
     shares_memory,
     where,
     zeros,
+    zeros_like,
 )
+from .build import CompilerUnavailable, KernelSource, compiler
+from .elementwise import ElementwiseKernel
+from .kernels import RawKernel, prebuild
+from .memory import MemoryPointer, asarray, asnumpy, empty, ndarray
 from .reduction import ReductionKernel
 
 __all__ = [
@@ -53,6 +51,7 @@ __all__ = [
     "asarray",
     "asnumpy",
     "clip",
+    "concatenate",
     "empty",
     "empty_like",
     "expand_dims",
@@ -69,6 +68,7 @@ __all__ = [
     "unavailable_reason",
     "where",
     "zeros",
+    "zeros_like",
 ]
 
 __version__ = "gpuops-emulator"
