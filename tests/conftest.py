@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
+import shutil
 import tempfile
 
+import kernel_cache_dir
 import pytest
 from hypothesis import settings
 
@@ -14,8 +15,16 @@ settings.register_profile("ci", deadline=None, derandomize=True, max_examples=60
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-# Compiled loops of the NumPy backend's numba tier go to a folder of this test session, not the user's cache.
-os.environ.setdefault("GPUOPS_CACHE_DIR", tempfile.mkdtemp(prefix="gpuops-test-cache-"))
+# Compiled kernels (the emulator's objects, the numba tier's loops; both keyed by content) go to a test cache
+# that survives between runs on this machine, apart from the user's: GPUOPS_TEST_CACHE_DIR, default
+# <XDG_CACHE_HOME or ~/.cache>/gpuops-tests; GPUOPS_TEST_CACHE_DIR=fresh: a new temporary folder (a cold run).
+# Files there unused for PRUNE_DAYS are removed at the end of a session.
+_OWN_CACHE = "GPUOPS_CACHE_DIR" not in os.environ  # (pytest-xdist workers inherit the controller's)
+if _OWN_CACHE:
+    os.environ["GPUOPS_CACHE_DIR"] = kernel_cache_dir.folder()
+# Where pytest-xdist workers exchange their dry runs' kernel sources (emulator_prebuild): one folder per session.
+if "GPUOPS_TEST_EXCHANGE_DIR" not in os.environ:
+    os.environ["GPUOPS_TEST_EXCHANGE_DIR"] = tempfile.mkdtemp(prefix="gpuops-prebuild-")
 
 
 @functools.cache
@@ -76,14 +85,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
-    """On the CUDA emulator, build every kernel the gpu tests need in one batch before they run.
-
-    A dry run of the gpu tests (``gpuops.emulator.kernels.recording``: kernels are recorded, not compiled, and
-    their launches do nothing; results and failures are ignored) finds the kernel sources, then
-    ``prebuild`` compiles them merged into a few translation units: ~25 ms per kernel instead of ~0.4 s.
-    The real run then finds them built. Kernels a dry run cannot reach are compiled when first launched.
-    ``GPUOPS_TEST_PREBUILD=0`` turns it off.
-    """
+    """On the CUDA emulator, build every kernel the gpu tests need in one batch before they run: a dry run of
+    the gpu tests, shared by the pytest-xdist workers, finds them (``emulator_prebuild``). The real run then finds
+    them built; kernels a dry run cannot reach are compiled when first launched. ``GPUOPS_TEST_PREBUILD=0`` turns
+    it off."""
     if GPU != "emulator" or os.environ.get("GPUOPS_TEST_PREBUILD", "1") == "0" or session.config.option.collectonly:
         return
     items = [
@@ -92,43 +97,13 @@ def pytest_runtestloop(session: pytest.Session) -> None:
         if "gpu" in it.keywords
         and not any(getattr(getattr(it, "obj", None), a, False) for a in ("is_hypothesis_test", "hypothesis_inside"))
     ]
-    if not items:
-        return
-    import time
-    import warnings
+    if items:
+        from emulator_prebuild import prebuild_for
 
-    from gpuops.emulator.kernels import prebuild, recording
-
-    t0 = time.perf_counter()
-    with recording() as seen, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i, item in enumerate(items):
-            _dry_run(item, items[i + 1] if i + 1 < len(items) else None)
-    t1 = time.perf_counter()
-    prebuild(seen.values())
-    _PREBUILD.update(tests=len(items), kernels=len(seen), dry_s=t1 - t0, build_s=time.perf_counter() - t1)
+        _PREBUILD.update(prebuild_for(session.config, items))
 
 
 _PREBUILD: dict[str, float] = {}
-_OUTCOMES = (Exception, pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception)
-
-
-def _dry_run(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """pytest's runtestprotocol (setup, call, teardown hooks) without reports: a failure costs no traceback."""
-    if hasattr(item, "_request") and not item._request:
-        item._initrequest()  # as pytest does for a re-run item
-    try:
-        try:
-            item.ihook.pytest_runtest_setup(item=item)
-            item.ihook.pytest_runtest_call(item=item)
-        except _OUTCOMES:
-            pass
-        with contextlib.suppress(*_OUTCOMES):
-            item.ihook.pytest_runtest_teardown(item=item, nextitem=nextitem)
-    finally:
-        if hasattr(item, "_request"):
-            item._request = False
-            item.funcargs = None
 
 
 def _sanitized() -> bool:
@@ -214,6 +189,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "tables": dict(getattr(config, "gpuops_conformance_tables", {})),
         }
         return
+    shutil.rmtree(os.environ.get("GPUOPS_TEST_EXCHANGE_DIR", ""), ignore_errors=True)
+    if _OWN_CACHE:  # never a folder the caller chose with GPUOPS_CACHE_DIR
+        kernel_cache_dir.prune(os.environ["GPUOPS_CACHE_DIR"])
     cov = _emulator_coverage()
     if cov and cov[0] and exitstatus == 0 and _whole_suite(config):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -234,14 +212,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
             + (" -- FAILED: the whole suite must run every pair" if _PREBUILD.get("coverage_failed") else "")
         )
-    for p in ([_PREBUILD] if "tests" in _PREBUILD else []) + list(_FROM_WORKERS["prebuild"]):  # type: ignore[call-overload]
-        if "tests" not in p:
-            continue
-        terminalreporter.write_line(
-            f"CUDA emulator: a dry run of {int(p['tests'])} gpu tests found {int(p['kernels'])} kernels "
-            f"({p['dry_s']:.1f} s); built in one batch in {p['build_s']:.1f} s"
-            + (" with AddressSanitizer and UBSan" if _sanitized() else "")
-        )
+    from emulator_prebuild import summary_lines
+
+    figures = [p for p in [_PREBUILD, *_FROM_WORKERS["prebuild"]] if "tests" in p]  # type: ignore[misc]
+    summary_lines(figures, terminalreporter.write_line, " with AddressSanitizer and UBSan" if _sanitized() else "")
 
 
 GPU = gpu_backend()
