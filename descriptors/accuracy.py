@@ -9,7 +9,7 @@ once, so they are within one ulp of their own type. A row with ``accuracy=None``
 The bounds hold on both backends: each is the larger of CUDA's documented bound (CUDA C++
 Programming Guide, math functions) and NumPy's documented float32 bound (``ulperrortol`` of
 its validation tables), added up through each formula. The tests hold every operator to its
-bound (tests/test_nary_generated.py, test_umath_validation.py, test_activation_accuracy.py).
+bound (tests/ops/test_nary_generated.py, test_umath_validation.py, test_activation_accuracy.py).
 The comment beside each row's ``accuracy=``: CUDA bound / NumPy bound / measured max on the
 NumPy backend; on NumPy's table.
 

@@ -514,7 +514,7 @@ class CompositeRow(Row):
         the output tensor.
     shape_rule: checks beyond "every tensor has the input's sizes" (axes in range, the effective rank of the
         FL 1_0 softmax forms, broadcastable ScaleTensor): ``(field, reason)`` when broken, else None.
-    error_bound: the stated error bound, in words (``tests/test_composite_generated.bound`` holds it).
+    error_bound: the stated error bound, in words (``tests/ops/test_composite_generated.bound`` holds it).
     """
 
     decompose: Callable[[Any], tuple[Any, ...]]

@@ -17,7 +17,7 @@ TOLERANCE is the stated float32 accuracy of each operator, in ulps of the float3
 (``helpers.assert_expected`` reads it as ``ulps * eps * |ref|``), for both backends: the
 maximum errors of the library functions used (CUDA Programming Guide appendix; NumPy's
 umath validation tolerances) composed through the formula (see the table below).
-tests/test_activation_accuracy.py measures the actual float32 errors on a dense grid.
+tests/ops/test_activation_accuracy.py measures the actual float32 errors on a dense grid.
 """
 
 from __future__ import annotations

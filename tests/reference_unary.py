@@ -15,7 +15,7 @@ Programming Guide, "Mathematical Functions", single precision) and NumPy's own d
 bound for its float32 loop (the ``ulperrortol`` column of NumPy's
 ``umath-validation-set-<fn>.csv``, which covers its SIMD/SVML loops on AVX2 and AVX-512).
 Measured maxima on this machine's NumPy backend are in the comments next to each bound.
-tests/test_umath_validation.py holds both backends to these bounds on NumPy's tables.
+tests/ops/test_umath_validation.py holds both backends to these bounds on NumPy's tables.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 inputs (float32 subnormals, zeros, normals, NaN; bfloat16 and float64 subnormals); the output bit patterns are
 written as JSON (``tests/data/gpu_ftz_probe_h200.json`` came from an NVIDIA H200, CuPy 14.2, CUDA 13).
 The emulator's flush model (README, "what the emulator cannot prove") is checked
-against this file by tests/test_emulator_ftz.py.
+against this file by tests/backends/test_emulator_ftz.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
     python tools/gen_readme_ops.py --write   # replace it in README.md between the markers
 
 The README holds the output between ``<!-- ops:begin -->`` and ``<!-- ops:end -->``;
-``tests/test_cli.py`` fails when that copy is out of date.
+``tests/frontends/test_cli.py`` fails when that copy is out of date.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Print the WPT WebNN conformance results of tests/test_webnn_wpt.py as a Markdown table, one row per WPT file.
+"""Print the WPT WebNN conformance results of tests/frontends/test_webnn_wpt.py as a Markdown table, a row per WPT file.
 
     python tools/wpt_webnn_table.py                      # runs the tests (pytest, this interpreter)
     python tools/wpt_webnn_table.py --junit results.xml  # reads a finished run's JUnit XML
@@ -32,7 +32,7 @@ def run_junit(extra: list[str]) -> Path:
     """Run the conformance tests, returning the JUnit XML they wrote (pytest's exit status is not an error here:
     failures are what the table reports)."""
     out = Path(tempfile.mkdtemp(prefix="wpt-webnn-")) / "junit.xml"
-    cmd = [sys.executable, "-m", "pytest", "-q", "tests/test_webnn_wpt.py", "-p", "no:cacheprovider"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "tests/frontends/test_webnn_wpt.py", "-p", "no:cacheprovider"]
     cmd += ["-k", "test_wpt_case", f"--junitxml={out}", *extra]
     subprocess.run(cmd, cwd=ROOT, check=False, env={**os.environ})
     if not out.exists():

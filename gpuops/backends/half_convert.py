@@ -38,7 +38,7 @@ float32 -> float16 (13 passes, plus 1 reduction):
 
 Exactness: both directions are bit-identical to ``np.copyto(out, src, casting="unsafe")`` for
 every input: checked exhaustively for all 65536 float16 and all 2**32 float32 bit patterns
-against NumPy 2.4; ``tests/test_half_convert.py`` repeats the float16 sweep, the float32
+against NumPy 2.4; ``tests/backends/test_half_convert.py`` repeats the float16 sweep, the float32
 rounding/overflow/subnormal/NaN boundaries at every exponent and 2**22 random patterns. It needs
 IEEE round-to-nearest-even (the default). float32 -> float16 does not depend on subnormal
 arithmetic (a subnormal intermediate only arises for |x| < 2**-126, whose result is +-0 either

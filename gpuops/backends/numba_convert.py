@@ -49,7 +49,7 @@ so that inlining does not rest on LLVM's heuristics.
   multiply by 2**24 is exact, roundeven is vroundps / vrndscaleps with immediate 8 (to nearest even whatever
   MXCSR says, no precision flag), and the conversion of the integral result to int is exact.
 So results do not depend on the caller's ``fastmath`` / ``error_model``, on the MXCSR rounding mode, or on
-denormals-are-zero / flush-to-zero: ``tests/test_numba_convert.py`` runs both paths with DAZ + FTZ + round
+denormals-are-zero / flush-to-zero: ``tests/backends/test_numba_convert.py`` runs both paths with DAZ + FTZ + round
 toward zero, round down, round up, and DAZ + FTZ + round up set. Floating-point status flags (sticky, masked;
 they change no result, and NumPy clears them before its own checks): the integer path raises none; the F16C
 path may raise invalid (vcvtph2ps on a signalling NaN) and denormal (a float32 subnormal times 2**24, when DAZ

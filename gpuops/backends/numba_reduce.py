@@ -6,9 +6,9 @@ each leaf's eight partial sums are one chain of 8-lane vector adds emitted as LL
 vectorizes loops, and its loop vectorizer would not keep eight lanes of one leaf in one register), the lanes
 combined as NumPy does. Rows are summed one after the other, leaf after leaf: one stream through memory. Every
 element goes through the same additions, in the same order and association as in NumPy, so the bits are NumPy's,
-NaN payloads and zero signs included (``tests/test_reduce_numba.py``: every row length 1..300, powers of two +-1 up
-to 2**15, the three maps, float32 and float64, data where the order shows). numba compiles without ``fastmath``: no
-reassociation, and no contraction (L1 and SUM_SQUARE map each element first, rounded, as NumPy's separate ``abs`` /
+NaN payloads and zero signs included (``tests/backends/test_reduce_numba.py``: every row length 1..300, powers of two
++-1 up to 2**15, the three maps, float32 and float64, data where the order shows). numba compiles without ``fastmath``:
+no reassociation, and no contraction (L1 and SUM_SQUARE map each element first, rounded, as NumPy's separate ``abs`` /
 ``v * v`` pass does). The layouts it runs on: ``pairwise_rows`` (:func:`rows_view`, :func:`out_view`).
 
 Faster than NumPy's own loop with the same additions (why was not measured apart: NumPy recurses down to each

@@ -10,7 +10,7 @@ translated to Python and compiled by numba into one loop that loads each element
 converts, scales (ScaleBias), applies the operator and the fused activation in registers and
 stores once (docs/reference/performance.md 4.1.6 and 4.1.10). Every such operation gives
 the same bits however it is compiled (no FMA contraction, no fast-math), so the loop is
-bit-identical to the NumPy path; ``tests/test_numba_loops.py`` checks that for every row and
+bit-identical to the NumPy path; ``tests/backends/test_numba_loops.py`` checks that for every row and
 data type this tier accepts. Rows with any other function (``exp``, ``tanh``, other gpuops
 helpers, integer wrapping) are not translated: libm and NumPy's
 SIMD loops may differ in the last place, and the NumPy path stays their only CPU path.

@@ -104,7 +104,7 @@ class ReductionSpec:
         """The module CuPy 14's plain ``ReductionKernel`` template makes, without headers.
 
         Same text as ``cupy._core._reduction._create_reduction_function_code`` for C-contiguous
-        arrays of these ranks (tests/test_nvrtc_reduce.py compares the two when CuPy is present).
+        arrays of these ranks (tests/slow/test_nvrtc_reduce.py compares the two when CuPy is present).
         """
         idx = int(index_32_bits)
         params: list[str] = []

@@ -14,7 +14,7 @@ import pytest
 
 from gpuops.backends import backend_owning
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_numpy_arrays_are_numpys_and_subclasses_are_nobodys(tmp_path: Path) -> None:

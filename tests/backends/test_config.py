@@ -27,7 +27,7 @@ from gpuops import ConfigError, config, kernels
 from gpuops.backends.cpu import policy as cpu_policy
 from gpuops.backends.cpu import threads as cpu_threads
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = [v.name for v in config.VARIABLES]
 
 BAD = [

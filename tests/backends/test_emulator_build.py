@@ -19,7 +19,7 @@ from gpuops import config
 from gpuops.emulator import build as eb
 from gpuops.emulator.build import HostKernel, KernelSource
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ptr(a: np.ndarray) -> bytes:
@@ -475,7 +475,7 @@ def test_sanitizer_catches_out_of_bounds_read(cache_dir: Path) -> None:
         k.launch((4, 1, 1), (256, 1, 1), [t._ptr(x), t._ptr(y), t._i32(1000)])
         print("NOT CAUGHT")
     """
-    env["PYTHONPATH"] = f"{ROOT}:{ROOT / 'tests'}"
+    env["PYTHONPATH"] = f"{ROOT}:{Path(__file__).resolve().parent}"
     res = _run_python(script, cache_dir, env)
     assert "REDUCE True" in res.stdout, (res.stdout, res.stderr[-3000:])
     assert res.returncode != 0 and "NOT CAUGHT" not in res.stdout, (res.returncode, res.stderr[-3000:])

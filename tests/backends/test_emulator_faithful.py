@@ -7,7 +7,7 @@
 - Alignment: a kernel access not aligned to its width faults (``cudaErrorMisalignedAddress``), the fault is sticky
   (the device refuses every later launch, allocation and copy, naming the first fault) and binding keeps
   misaligned buffers from ever reaching a kernel.
-- float32 flush-to-zero is tests/test_emulator_ftz.py (against bits measured on an H200).
+- float32 flush-to-zero is tests/backends/test_emulator_ftz.py (against bits measured on an H200).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ cupy = pytest.importorskip("cupy", reason="CuPy (installed without a GPU by the 
 from gpuops.emulator import faults, memory  # noqa: E402 - after the skips
 from gpuops.emulator import runtime as rt  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Emulator-only names, each private to gpuops/emulator/ (checked below) or a documented extra of the module.
 EMULATOR_ONLY = {

@@ -18,7 +18,7 @@ import pytest
 
 from gpuops.emulator import build as eb
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("ftz_probe", ROOT / "tools" / "ftz_probe.py")
 probe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(probe)

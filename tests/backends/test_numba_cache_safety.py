@@ -335,7 +335,7 @@ def _reduce_in_fresh_process(cache_dir: Path, numba_cache_dir: Path) -> dict[str
     """REDUCE_SCRIPT in a new interpreter at the repository root (this checkout's gpuops)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUOPS_", "NUMBA_"))}
     env.update(GPUOPS_CACHE_DIR=str(cache_dir), NUMBA_CACHE_DIR=str(numba_cache_dir), NUMBA_NUM_THREADS="1")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(REDUCE_SCRIPT)],
         capture_output=True,

@@ -20,7 +20,7 @@ from gpuops.cli.caps import WIDTH
 from gpuops.cli.names import SYNONYMS, short_names
 from gpuops.cli.streams import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, quiet_streams
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 

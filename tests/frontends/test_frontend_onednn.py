@@ -179,7 +179,7 @@ _SIXTH_ERR = abs(float(np.float32(1 / 6)) - 1 / 6)
 
 def _accuracy(row: str) -> tuple[float, float]:
     """The op table's stated float32 accuracy (ulps, atol); rows without one: 4 ulps, as the
-    library's own generated tests hold them (tests/test_nary_generated.py)."""
+    library's own generated tests hold them (tests/ops/test_nary_generated.py)."""
     acc = row_of(row).accuracy
     return (max(acc.ulps, 0.5), acc.atol) if acc is not None else (4.0, 0.0)
 

@@ -46,7 +46,7 @@ from gpuops import webnn
 from gpuops.errors import UnsupportedError
 from gpuops.webnn._operand import _TYPES
 
-DATA = Path(__file__).parent / "conformance" / "webnn"
+DATA = Path(__file__).resolve().parents[1] / "conformance" / "webnn"
 FILES = sorted(DATA.glob("*.json"))
 _FLOATS = ("float32", "float16")
 _GPU_ELEMENTS = 1 << 16  # a case with a larger tensor runs on NumPy only (emulator time)

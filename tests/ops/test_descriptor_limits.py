@@ -268,7 +268,7 @@ def test_broadcast_checks_its_arguments(sizes: object, to: object) -> None:
         TensorDesc.broadcast(F32, sizes, to=to)  # type: ignore[arg-type]
 
 
-# --- found by the contract fuzz test (tests/test_contract_fuzz.py) ----------------------------
+# --- found by the contract fuzz test (tests/slow/test_contract_fuzz.py) ----------------------------
 
 
 def test_long_double_beyond_float64_is_refused() -> None:

@@ -15,7 +15,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # What an out-of-tree author writes: rows from the schema's parts, references from the formulas (float64).
 THROWAWAY_MODULE = '''
@@ -96,7 +96,7 @@ def _run_suites(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["GPUOPS_OP_MODULES"] = "throwaway_ops"
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT), env.get("PYTHONPATH", "")])
-    suites = ["tests/test_ops_generated.py", "tests/test_nary_generated.py", "tests/test_completeness.py"]
+    suites = ["tests/ops/test_ops_generated.py", "tests/ops/test_nary_generated.py", "tests/unit/test_completeness.py"]
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *suites,
          "-k", "THROWAWAY or every_row or every_nary_row or covers_every_row or operator_type_members",

@@ -29,8 +29,8 @@ from descriptors import (
 
 # The repository's copy of the seed (docs/seeds/), so the test runs wherever the checkout is;
 # test_vendored_seed_is_verbatim guards the copy where the project's shared/ folder is beside it.
-SEED = Path(__file__).resolve().parents[1] / "docs" / "seeds" / "001_2a776cbd5d29bb02.txt"
-_SHARED_SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / SEED.name
+SEED = Path(__file__).resolve().parents[2] / "docs" / "seeds" / "001_2a776cbd5d29bb02.txt"
+_SHARED_SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / SEED.name
 
 
 def test_vendored_seed_is_verbatim() -> None:

@@ -9,7 +9,7 @@ zero REDUCE MAX is +0 if any input is +0, a zero REDUCE MIN -0 if any input is -
   table's helpers, compiled by the host C++ compiler (``g++ -O2``, no fast math, no FMA
   contraction; ``__device__`` stubbed out, ``float16`` as ``_Float16``, ``bfloat16`` as a
   round-to-nearest-even struct) and run over every zero and NaN case. NVRTC compiles the same
-  text in tests/test_nvrtc.py and tests/test_nvrtc_reduce.py.
+  text in tests/slow/test_nvrtc.py and tests/slow/test_nvrtc_reduce.py.
 - The NumPy backend: ELEMENT_WISE_MAX/MIN for float16, bfloat16, float32 and float64, every
   order of the zero pairs, NaNs, mixed with ordinary values, at lengths that hit NumPy's SIMD
   bodies, tails and the chunked path, packed, strided, transposed (tiles), broadcast (stride

@@ -24,7 +24,7 @@ The contract, checked on every backend (the CuPy case is gpu-marked and skips wi
 - When ``execute`` succeeds, only the bytes of the output tensor's elements changed (an
   input's, the output's padding and the memory around the buffers did not), and the output
   matches the project's float64 / exact reference (tests/reference*.py, the same functions
-  and tolerances as tests/test_ops_generated.py, test_nary_generated.py,
+  and tolerances as tests/ops/test_ops_generated.py, test_nary_generated.py,
   test_fused_activation.py and test_reduce_generated.py).
 - Buffers that follow the README's binding rules are accepted (N-D C-contiguous arrays,
   memmaps, tuples of buffers, read-only inputs, in place with identical descriptors, inputs
@@ -1168,7 +1168,7 @@ def check_values(desc: Any, logical_in: list[np.ndarray | None], got: np.ndarray
     per backend"). Where an input or a float parameter holds float32/bfloat16 subnormals, the output may then be the
     reference of the inputs as they are (an op that only moves data keeps them: copies, selects, raw-bit ops) or the
     reference of the flushed inputs and parameters, with flushed float32 results (arithmetic:
-    tests/test_nary_generated.py holds each op to its own rule).
+    tests/ops/test_nary_generated.py holds each op to its own rule).
     """
     if not flush:
         _check_values(desc, logical_in, got)

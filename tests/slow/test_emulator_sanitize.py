@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from conftest import emulator_unusable_reason
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FILES = [
-    "test_ops_generated.py",
-    "test_nary_generated.py",
-    "test_reduce_generated.py",
-    "test_emulator_device.py",
-    "test_graph_compile.py",
+    "ops/test_ops_generated.py",
+    "ops/test_nary_generated.py",
+    "ops/test_reduce_generated.py",
+    "backends/test_emulator_device.py",
+    "graphs/test_graph_compile.py",
 ]
 # Plus the fused graph kernels: chains (flat, rows, multi-output ElementwiseKernel) and reductions with a prologue
 # and/or an epilogue.

@@ -164,7 +164,7 @@ def test_numbers_of_every_type_into_the_builder(dt: DataType, number: object) ->
         and math.isnan(want)
         and not isinstance(number, float | np.floating | ml_dtypes.bfloat16)
     ):
-        return  # an integer beyond 2**53: its rounding is checked by tests/test_graph_builder.py
+        return  # an integer beyond 2**53: its rounding is checked by tests/graphs/test_graph_builder.py
     xs = np.array([1, 0], dt.numpy_dtype)
     got = np.asarray(b.compile([y], NUMPY)(xs), np.float64)
     ref = (xs.astype(np.float64) + want).astype(dt.numpy_dtype).astype(np.float64) if dt.is_float else None
@@ -213,7 +213,7 @@ def test_dask_reduce_with_empty_chunks_and_any_axes(chunks0: list[int], axes: ob
         ref = np.log(np.exp(d).sum(axis=ax, keepdims=True))
     else:
         if len(ax) != 1:
-            return  # ARGMAX over several axes: the flat index, checked by tests/test_dask_reduce.py
+            return  # ARGMAX over several axes: the flat index, checked by tests/dask_arrays/test_dask_reduce.py
         ref = np.argmax(d, axis=ax[0], keepdims=True)
     np.testing.assert_allclose(np.asarray(got, np.float64), ref, rtol=1e-5, atol=1e-5)
 

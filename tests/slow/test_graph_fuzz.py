@@ -8,7 +8,7 @@ through zero strides (broadcast) or padded strides, float16 and float32 with cas
 
 Every graph is checked three ways: its plan (each step reads only graph inputs, constants and values earlier steps
 wrote; every graph output is written), its compiled run against the nodes run one by one (bit for bit: the
-planner's promise, README "Graphs" and tests/test_graph_compile.py), and against a float64 evaluation of the
+planner's promise, README "Graphs" and tests/graphs/test_graph_compile.py), and against a float64 evaluation of the
 operators' definitions with an error bound carried node by node (each node's rounding to its output type, its
 float32 compute rounding, a few float32 ulps for sigmoid and tanh, the inputs' error through the operator).
 Elements whose bound nears the output type's overflow threshold are checked against the nodes one by one only.

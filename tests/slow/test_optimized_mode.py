@@ -20,7 +20,7 @@ import numpy as np
 import gpuops
 from descriptors import DataType, ReduceFunction, TensorDesc
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_library_code_has_no_assert() -> None:
@@ -62,8 +62,8 @@ def test_graph_and_binding_tests_pass_under_python_O() -> None:  # noqa: N802 - 
         "-q", "-p", "no:cacheprovider", "-x",
         "-m", "not gpu and not cuda and not nvrtc",
         "-k", "not random_graphs_match_node_by_node and not fused_kernels_compile_with_nvrtc",
-        "tests/test_graph_compile.py", "tests/test_binding.py", "tests/test_graph_fuzz.py",
-        "tests/test_optimized_mode.py::test_a_fused_graph_writes_its_outputs",
+        "tests/graphs/test_graph_compile.py", "tests/backends/test_binding.py", "tests/slow/test_graph_fuzz.py",
+        "tests/slow/test_optimized_mode.py::test_a_fused_graph_writes_its_outputs",
     ]  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-O", "-c", _RUN_OPTIMIZED, *args], cwd=ROOT, env=env, capture_output=True, text=True,

@@ -16,7 +16,7 @@ import descriptors
 
 pytest.importorskip("pdoc")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 API_MD = ROOT.parent / "shared" / "API.md"  # the contract, kept beside the repository when it is there
 
 # API.md's public names, by the page that documents them (its tables' first column, plus the

@@ -1,6 +1,6 @@
 """Every generated kernel is accepted by ``cupy.ElementwiseKernel`` (no GPU needed).
 
-NVRTC (tests/test_nvrtc.py) proves the CUDA compiles; this proves CuPy parses the
+NVRTC (tests/slow/test_nvrtc.py) proves the CUDA compiles; this proves CuPy parses the
 parameter strings (dtype names such as ``bfloat16``, scalar parameters, arity), which is
 what the CuPy backend hands it at run time.
 """

@@ -1,7 +1,7 @@
 """descriptors/descs.pyi is the op table's (tools/gen_descs_stub.py), and the row links hold.
 
 The descriptor classes are made at import from the rows; the stub spells them out for type
-checkers. Like the README's operator table (tests/test_cli.py), the stub must be regenerated
+checkers. Like the README's operator table (tests/frontends/test_cli.py), the stub must be regenerated
 when a row changes: ``python tools/gen_descs_stub.py --write``.
 """
 
@@ -21,7 +21,7 @@ from descriptors.cuda_helpers import Helper, HelperRegistry
 from descriptors.optable import ELEMENTWISE_ROWS, HELPERS, ROW_BY_NAME
 from descriptors.schema import ElementwiseRow, Family, ReductionRow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _gen() -> ModuleType:

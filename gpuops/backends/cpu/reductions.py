@@ -40,9 +40,9 @@ def _reduce_blocks(x: np.ndarray, axes: tuple[int, ...]) -> list[tuple[slice | i
     a block: NumPy's iterator then sees the same axes, strides and order, coalesces the reduced axes alike and
     keeps the same inner loop (pairwise sums over the same runs, buffered chunks from the same starts), so
     each output element's sum is the same sequence of operations (an argument from NumPy's iterator, checked
-    by tests/test_reduce_threads.py, where blocks of 1 column do change bits). The axis: the one that gives the most
-    blocks (up to the number wanted), then the outermost in memory (the largest stride: contiguous runs per
-    thread)."""
+    by tests/backends/test_reduce_threads.py, where blocks of 1 column do change bits). The axis: the one that
+    gives the most blocks (up to the number wanted), then the outermost in memory (the largest stride: contiguous
+    runs per thread)."""
     want = max(2, x.size // _policy.POLICY.reduce_block)
     best: tuple[int, int, int] | None = None
     run = min((abs(x.strides[d]) for d in range(x.ndim) if x.shape[d] > 1), default=0)
@@ -117,7 +117,7 @@ class NumpyReduceKernel:
         space (slices of one kept axis, :func:`_reduce_blocks`) are shared among the pool's threads
         (``threads._parallel``), each block reduced by the same NumPy calls on sub-views of ``x`` and ``out``: every
         output element is computed as the one-thread call computes it, so the bits are the same
-        (``tests/test_reduce_threads.py``). Full reductions stay on this thread here."""
+        (``tests/backends/test_reduce_threads.py``). Full reductions stay on this thread here."""
         token = ignore()
         try:
             p = _policy.POLICY
