@@ -6,7 +6,6 @@ import functools
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
 import kernel_cache_dir
 import pytest
@@ -71,10 +70,6 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The slow tier first, its longest test (the sanitizer sample, 100-160 s) leading: pytest-xdist hands tests out
-    # in this order, so the long ones overlap the many short ones instead of running alone at the end. (A stable
-    # sort: the same order in every worker, as xdist requires.)
-    items.sort(key=_run_order)
     cuda = cuda_unusable_reason()
     if cuda is None:
         return
@@ -86,11 +81,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_cuda)
         elif "gpu" in item.keywords and emu is not None:
             item.add_marker(skip_gpu)
-
-
-def _run_order(item: pytest.Item) -> int:
-    path = Path(str(item.path))
-    return 0 if path.name == "test_emulator_sanitize.py" else 1 if path.parent.name == "slow" else 2
 
 
 @pytest.hookimpl(tryfirst=True)
