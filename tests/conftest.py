@@ -23,7 +23,8 @@ _OWN_CACHE = "GPUOPS_CACHE_DIR" not in os.environ  # (pytest-xdist workers inher
 if _OWN_CACHE:
     os.environ["GPUOPS_CACHE_DIR"] = kernel_cache_dir.folder()
 # Where pytest-xdist workers exchange their dry runs' kernel sources (emulator_prebuild): one folder per session.
-if "GPUOPS_TEST_EXCHANGE_DIR" not in os.environ:
+_OWN_EXCHANGE = "GPUOPS_TEST_EXCHANGE_DIR" not in os.environ  # (child pytest runs inherit their parent's)
+if _OWN_EXCHANGE:
     os.environ["GPUOPS_TEST_EXCHANGE_DIR"] = tempfile.mkdtemp(prefix="gpuops-prebuild-")
 
 
@@ -189,7 +190,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "tables": dict(getattr(config, "gpuops_conformance_tables", {})),
         }
         return
-    shutil.rmtree(os.environ.get("GPUOPS_TEST_EXCHANGE_DIR", ""), ignore_errors=True)
+    if _OWN_EXCHANGE:  # never the folder of a parent session (the sanitizer sample runs a child pytest)
+        shutil.rmtree(os.environ["GPUOPS_TEST_EXCHANGE_DIR"], ignore_errors=True)
     if _OWN_CACHE:  # never a folder the caller chose with GPUOPS_CACHE_DIR
         kernel_cache_dir.prune(os.environ["GPUOPS_CACHE_DIR"])
     cov = _emulator_coverage()

@@ -59,7 +59,7 @@ def _share(config: pytest.Config) -> tuple[int, int, Path | None]:
     if not exchange:
         return 0, 1, None
     folder = Path(exchange) / str(workerinput.get("testrunuid", "run"))
-    folder.mkdir(mode=0o700, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return k % max(n, 1), n, folder
 
 
