@@ -35,7 +35,8 @@ def get_or_build(key: Hashable, build: Callable[[], Any], source: Callable[[], s
         if hit is not None:
             return hit
         kernel = build()
-        if source is not None and config.settings().dump_source:  # GPUOPS_DUMP_SOURCE=1
+        # GPUOPS_DUMP_SOURCE=1, and the logger shows INFO (else log.info drops the record: no source made for it)
+        if source is not None and log.isEnabledFor(logging.INFO) and config.settings().dump_source:
             log.info("gpuops kernel %s:\n%s", key, source())
         with _lock:
             _cache[key] = kernel

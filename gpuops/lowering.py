@@ -6,8 +6,10 @@ compiled operator; here that step is split in two: :func:`lower` reads the descr
 row (data types, ScaleBias, fused activation, reduction variant, tensors, scalar arguments, cache key) into
 one frozen value of its row's kind (:class:`RowKind`: element-wise, reduction or scan, one subclass each), and a
 backend (``gpuops.backends.base.Backend``) compiles that value into a kernel with the builder its table holds for
-the kind. The compute plan (``descriptors.compute``) and the implementations it selects are worked out here,
-once per lowering, and every code generator and backend reads them from the lowering. The layout plans
+the kind. The compute plan (``descriptors.compute``), the implementations it selects and the scalar arguments
+are worked out here, once, when the lowering is made (each subclass's ``__post_init__``), and every code
+generator and backend reads them from the lowering: a backend's ``compile`` calls no code generator for them
+(tests/backends/test_compile_path.py). The layout plans
 (``launch_plan.plan_tensors``, ``reduce_plan.plan_two_pass``) and the CUDA kernel spec are computed on first
 use, so the NumPy backend never builds CUDA source it does not show.
 """
@@ -40,7 +42,7 @@ from .codegen import (
 )
 from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
-from .codegen.scan import ScanSpec, scan_kernel_spec
+from .codegen.scan import ScanSpec, accumulator, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
 from .layout.reduce_plan import TwoPassPlan, plan_two_pass
 
@@ -132,6 +134,11 @@ class Lowering:
         desc, row = self.desc, self.scan_row
         reverse = int(desc.axis_direction) == 1  # type: ignore[attr-defined]
         return np.int64(self.count), np.int32(reverse), np.int32(bool(getattr(desc, row.exclusive)))
+
+    @functools.cached_property
+    def scan_accumulator(self) -> DataType:
+        """The type a scan combines its running value in (``codegen.scan.accumulator`` of its input's type)."""
+        return accumulator(self.dtypes[self.scan_row.input_fields[0].name])
 
     @property
     def elementwise_row(self) -> ElementwiseRow:
@@ -233,6 +240,9 @@ class ElementwiseLowering(Lowering):
 
     kind: ClassVar[RowKind] = RowKind.ELEMENTWISE
 
+    def __post_init__(self) -> None:
+        _ = self.impl, self.scalars  # the plan, the implementations, the scalar arguments (and their types)
+
     @classmethod
     def read(
         cls,
@@ -305,6 +315,9 @@ class ReductionLowering(Lowering):
 
     kind: ClassVar[RowKind] = RowKind.REDUCTION
 
+    def __post_init__(self) -> None:
+        _ = self.plan
+
     @classmethod
     def read(
         cls,
@@ -342,6 +355,9 @@ class ScanLowering(Lowering):
     """A scan (``ScanRow``: CUMULATIVE_SUMMATION, ...): its one axis and that axis's size."""
 
     kind: ClassVar[RowKind] = RowKind.SCAN
+
+    def __post_init__(self) -> None:
+        _ = self.scan_accumulator
 
     @classmethod
     def read(

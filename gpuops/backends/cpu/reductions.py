@@ -15,7 +15,6 @@ from descriptors import DataType, TensorDesc
 from descriptors.compute import ComputePlan
 from descriptors.schema import ReductionRow
 
-from ...codegen import plan_of
 from ..fpstate import ignore, restore
 from . import policy as _policy
 from . import threads as _threads
@@ -67,14 +66,12 @@ class NumpyReduceKernel:
     Runs the row's NumPy form on a strided view of the input (never a copy of it, except
     where ARGMAX/ARGMIN must bring the reduced axes together), accumulating as the CUDA
     kernel does (float32 for 16-bit floats, 64 bits for integers), then casts once into
-    the output view. ``plan``: the ``Lowering``'s (see :meth:`of`; else ``codegen.plan_of``).
+    the output view. ``plan``: the compute plan (a ``Lowering``'s, see :meth:`of`).
     """
 
-    def __init__(
-        self, row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan | None = None
-    ) -> None:
+    def __init__(self, row: ReductionRow, dtypes: Mapping[str, DataType], variant: str, plan: ComputePlan) -> None:
         self.row = row
-        self.plan = plan_of(row, dtypes, plan)
+        self.plan = plan
         red = row.reductions[variant]
         self.impl = red.numpy
         self.compute = self.plan.compute.numpy_dtype

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..fpstate import ignore, restore
-from .views import view_maker
 
 if TYPE_CHECKING:
     from ...lowering import Lowering
+    from ..runs import ViewMaker
 
 __all__ = ["NumpyScanKernel"]
 
@@ -20,24 +20,28 @@ class NumpyScanKernel:
     """A scan row (CUMULATIVE_SUMMATION, CUMULATIVE_PRODUCT) on NumPy: the row's ufunc ``accumulate`` along the
     axis (sequential, as the CUDA kernel's walk), in the CUDA kernel's accumulator type (``codegen.scan``:
     float32 for 16-bit floats, the unsigned type of at least 32 bits for integers, so products and sums wrap),
-    reversed for DECREASING, shifted by the identity for the exclusive forms; cast once into the output view."""
+    reversed for DECREASING, shifted by the identity for the exclusive forms; cast once into the output view.
+    ``views``: the backend's view maker (``views.view_maker``), as the runs of ``gpuops.backends.runs`` take it."""
 
     launch_path = "numpy"
 
-    def __init__(self, lowering: Lowering) -> None:
-        from ...codegen.scan import accumulator
-
+    def __init__(self, lowering: Lowering, views: ViewMaker) -> None:
         row = lowering.scan_row
-        self.source = lowering.spec.source
+        self.lowering = lowering
         ((self.position, tensor),) = lowering.inputs
         (self.axis,) = lowering.axes
-        self.in_view = view_maker(tensor)
-        self.out_view = view_maker(lowering.output)
-        self.acc = accumulator(tensor.data_type).numpy_dtype
+        self.in_view = views(tensor, False)
+        self.out_view = views(lowering.output, False)
+        self.acc = lowering.scan_accumulator.numpy_dtype
         self.identity = self.acc.type(int(row.identity))
         self.accumulate = row.numpy
         _, reverse, exclusive = lowering.scan_args
         self.reverse, self.exclusive = bool(reverse), bool(exclusive)
+
+    @property
+    def source(self) -> str:
+        """The scan's CUDA kernel (``codegen.scan``), made when first read: the CPU does not run it."""
+        return self.lowering.spec.source
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
         axis = self.axis

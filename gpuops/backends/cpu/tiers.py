@@ -208,4 +208,4 @@ def compile_reduction(backend: str, lowering: Lowering) -> Any:
 
 def compile_scan(backend: str, lowering: Lowering) -> Any:
     """A scan's run: ``NumpyScanKernel`` (NumPy's ``accumulate``; one tier)."""
-    return NumpyScanKernel(lowering)
+    return NumpyScanKernel(lowering, view_maker)
