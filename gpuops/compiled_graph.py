@@ -29,6 +29,7 @@ from descriptors.graph import ConstantNode
 
 from .binding import BindingPlan, Slot
 from .compiled_operator import CompiledOperator
+from .cost import Cost, kernel
 from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, composite_graph, plan_graph
 from .lowering import FusedLowering, lower
 
@@ -167,6 +168,24 @@ class CompiledGraph(CompiledOperator):
             op.kernel_count if op is not None else getattr(run, "kernel_count", 1)
             for op, (run, _, _, _) in zip(self._ops, self._steps, strict=True)
         )
+
+    def cost(self) -> Cost:
+        """Kernel launches and device-memory bytes of one ``execute`` (``gpuops.cost``): the sum of the steps. An
+        operator step costs what its compiled operator does; a fused group one kernel reading its external inputs
+        and writing the values it materializes; a reduction with a fused prologue or epilogue one kernel reading
+        the prologue's inputs and writing the reduction's (or the epilogue's) result."""
+        total = Cost(0, 0, 0)
+        for step, op in zip(self.plan.steps, self._ops, strict=True):
+            if op is not None:
+                total = total + op.cost()
+            elif isinstance(step, FusedReduceStep):
+                written = (
+                    [t for _, _, t in step.epilogue.outputs] if step.epilogue is not None else step.desc.output_tensors
+                )
+                total = total + kernel([t for _, t in step.inputs], written)
+            elif isinstance(step, FusedStep):
+                total = total + kernel([t for _, t in step.inputs], [t for _, _, t in step.outputs])
+        return total
 
     @property
     def kernel_source(self) -> str:

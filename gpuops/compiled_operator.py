@@ -7,6 +7,7 @@ under both ``gpuops.compiled_graph`` (whose compiled graphs and composites subcl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from .binding import BindingPlan
 from .codegen import KernelSpec
 from .codegen.reduce import ReductionSpec
 from .codegen.scan import ScanSpec
+from .cost import Cost, kernel
 from .lowering import lower
 
 if TYPE_CHECKING:
@@ -121,6 +123,19 @@ class CompiledOperator:
     def kernel_source(self) -> str:
         """The generated CuPy kernel (name, parameters, preamble, operation) on every backend."""
         return self.spec.source
+
+    def cost(self) -> Cost:
+        """Kernel launches and device-memory bytes of one ``execute`` on the CuPy backend (``gpuops.cost``): the
+        kernel reads each input's distinct elements and writes the outputs once; a two-pass reduction also writes
+        and reads back its partial accumulators. Stated on every backend."""
+        desc = self.desc
+        one = kernel(desc.input_tensors, desc.output_tensors)
+        lowering = self.lowering
+        two_pass = lowering.two_pass
+        if two_pass is None:
+            return one
+        partial = math.prod(two_pass.partial_sizes) * sum(dt.itemsize for _, dt in lowering.two_pass_specs[0].outputs)
+        return Cost(2, one.bytes_read + partial, one.bytes_written + partial)
 
     def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:
         """The tensor each ``execute`` input describes (None for an absent optional one), and each output's."""
