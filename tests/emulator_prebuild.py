@@ -1,15 +1,16 @@
 """Build every emulator kernel the gpu tests need in one batch, before they run (see ``conftest.pytest_runtestloop``).
 
-A dry run of the gpu tests (``gpuops.emulator.kernels.recording``: kernels are recorded, not compiled, and their
-launches do nothing; results and failures are ignored) finds the kernel sources; ``prebuild`` then compiles them
-merged into a few translation units (~45 ms of compiler time per kernel instead of ~0.4 s alone).
+The generated matrix's kernels are enumerated from the op table (``emulator_kernel_set``: each case's operator run
+once under ``gpuops.emulator.kernels.recording``, no test body); a dry run of the other gpu tests (kernels recorded,
+not compiled, their launches doing nothing; results and failures ignored) finds theirs. ``prebuild`` then compiles
+them merged into a few translation units (~25 ms of compiler time per kernel at -O0 instead of ~0.2-0.4 s alone).
 
-Under pytest-xdist the dry run is shared: worker ``k`` of ``n`` dry-runs every ``n``-th gpu test from the ``k``-th
-on, writes the sources it found to ``$GPUOPS_TEST_EXCHANGE_DIR/<run>/<k>.pickle``, waits for the other workers'
-files, and then every worker asks ``prebuild`` for the union in the same order. The build's merged units are then
-the same in every worker, and its per-unit file locks let each unit be compiled once (a worker finds a unit another
-one is compiling, waits for it, and loads it). A worker that waits longer than ``WAIT_S`` (another one died) builds
-what it has; the rest is compiled when first launched.
+Under pytest-xdist both are shared: worker ``k`` of ``n`` enumerates every ``n``-th case and dry-runs every ``n``-th
+other gpu test from the ``k``-th on, writes the sources it found to ``$GPUOPS_TEST_EXCHANGE_DIR/<run>/<k>.pickle``,
+waits for the other workers' files, and then every worker asks ``prebuild`` for the union in the same order. The
+build's merged units are then the same in every worker, and its per-unit file locks let each unit be compiled once
+(a worker finds a unit another one is compiling, waits for it, and loads it). A worker that waits longer than
+``WAIT_S`` (another one died) builds what it has; the rest is compiled when first launched (the summary counts them).
 """
 
 from __future__ import annotations
@@ -82,30 +83,66 @@ def _gather(folder: Path, n: int, k: int, mine: dict[tuple[str, str], Any]) -> l
     return list(union.values())
 
 
+def _case(item: pytest.Item) -> tuple[str, dict[str, Any]] | None:
+    """(test module, parameters) when the item is a case of the generated matrix whose operator
+    ``emulator_kernel_set`` builds, else None."""
+    from emulator_kernel_set import enumerated
+
+    module = getattr(getattr(item, "module", None), "__name__", "").rpartition(".")[2]
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or not enumerated(module, getattr(item, "originalname", item.name)):
+        return None
+    return module, dict(callspec.params)
+
+
 def prebuild_for(config: pytest.Config, items: Sequence[pytest.Item]) -> dict[str, float]:
-    """Dry-run this worker's share of ``items`` and build the kernels every worker found; return the figures
-    shown in the terminal summary (tests dry-run here, kernels built, seconds)."""
+    """Enumerate this worker's share of the generated matrix's kernels, dry-run its share of the other ``items``,
+    and build the kernels every worker found; return the figures shown in the terminal summary."""
+    from emulator_kernel_set import record_kernels
+
     from gpuops.emulator.kernels import prebuild, recording
 
     k, n, folder = _share(config)
-    share = list(items[k::n])
+    cases = {it.nodeid: _case(it) for it in items}
+    # One case per operator (the backend fixture's parameter does not change it), this worker's share of them.
+    mine_cases = list({repr(c): c for c in cases.values() if c is not None}.values())[k::n]
+    rest = [it for it in items if cases[it.nodeid] is None]
     t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enumerated, errors = record_kernels(mine_cases)
+    t1 = time.perf_counter()
+    share = rest[k::n]
     with recording() as seen, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, item in enumerate(share):
             dry_run(item, share[i + 1] if i + 1 < len(share) else None)
-    t1 = time.perf_counter()
-    sources = _gather(folder, n, k, seen) if folder is not None else list(seen.values())
     t2 = time.perf_counter()
+    mine = {**enumerated, **seen}
+    sources = _gather(folder, n, k, mine) if folder is not None else list(mine.values())
+    t3 = time.perf_counter()
     prebuild(sources)
-    return dict(tests=len(share), kernels=len(sources), dry_s=t1 - t0, wait_s=t2 - t1, build_s=time.perf_counter() - t2)
+    return dict(
+        cases=len(mine_cases),
+        enum_errors=len(errors),
+        enum_s=t1 - t0,
+        tests=len(share),
+        kernels=len(sources),
+        dry_s=t2 - t1,
+        wait_s=t3 - t2,
+        build_s=time.perf_counter() - t3,
+    )
 
 
 def summary_lines(figures: Sequence[dict[str, float]], line: Callable[[str], None], how: str = "") -> None:
     """One line per process that prebuilt (each pytest-xdist worker)."""
     for p in figures:
+        failed = f", {int(p['enum_errors'])} of them failed to run" if p.get("enum_errors") else ""
         line(
-            f"CUDA emulator: a dry run of {int(p['tests'])} gpu tests ({p['dry_s']:.1f} s); "
+            f"CUDA emulator: {int(p.get('cases', 0))} operator cases enumerated from the op table "
+            f"({p.get('enum_s', 0.0):.1f} s{failed}), a dry run of {int(p['tests'])} other gpu tests "
+            f"({p['dry_s']:.1f} s); "
             f"{int(p['kernels'])} kernels found by all workers, built in one batch{how} in {p['build_s']:.1f} s "
-            f"(after {p.get('wait_s', 0.0):.1f} s waiting for the other workers' dry runs)"
+            f"(after {p.get('wait_s', 0.0):.1f} s waiting for the other workers' dry runs); "
+            f"{int(p.get('first_launch', 0))} compiled alone at their first launch"
         )

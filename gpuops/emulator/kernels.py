@@ -19,11 +19,21 @@ from . import faults
 from .build import DeviceFault, HostKernel, KernelSource, build
 from .packing import raw_argument
 
-__all__ = ["RawKernel", "cupy_headers", "get_kernel", "is_recording", "launch", "prebuild", "recording"]
+__all__ = [
+    "RawKernel",
+    "cupy_headers",
+    "first_launch_builds",
+    "get_kernel",
+    "is_recording",
+    "launch",
+    "prebuild",
+    "recording",
+]
 
 _cache: dict[tuple[str, str], HostKernel] = {}
 _lock = threading.Lock()
 _recorded: dict[tuple[str, str], KernelSource] | None = None
+_first_launch = 0
 
 
 class Unbuilt:
@@ -82,7 +92,15 @@ def get_kernel(code: str, name: str) -> HostKernel:
     if _recorded is not None:
         source = _recorded.setdefault((code, name), KernelSource(code, name))
         return Unbuilt(source)  # type: ignore[return-value]  # launch() knows it
+    global _first_launch
+    _first_launch += 1
     return prebuild([KernelSource(code, name)])[0]
+
+
+def first_launch_builds() -> int:
+    """How many kernels this process compiled alone at their first launch (not in a :func:`prebuild` batch):
+    what a test session's batch build missed."""
+    return _first_launch
 
 
 def _dims(what: str, v: Any) -> tuple[int, int, int]:

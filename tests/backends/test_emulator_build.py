@@ -497,3 +497,20 @@ def test_sanitizer_catches_overflowing_shift(cache_dir: Path) -> None:
     res = _run_python(script, cache_dir, env)
     assert res.returncode != 0 and "NOT CAUGHT" not in res.stdout, (res.returncode, res.stderr[-3000:])
     assert "shift exponent 40 is too large" in res.stderr, res.stderr[-3000:]
+
+
+def test_first_launch_builds_counts_kernels_no_batch_built() -> None:
+    """``kernels.first_launch_builds`` (the test session's summary: what its batch build missed) counts a kernel
+    compiled alone at its first use, not one a ``prebuild`` batch compiled, nor a second use of either."""
+    from gpuops.emulator import kernels
+
+    tag = f"{os.getpid()}_{id(object())}"  # kernel texts no other test (or earlier run) put in the process cache
+    alone = AXPY.replace("axpy", f"axpy_alone_{tag}")
+    batched = AXPY.replace("axpy", f"axpy_batched_{tag}")
+    before = kernels.first_launch_builds()
+    kernels.prebuild([KernelSource(batched, f"axpy_batched_{tag}")])
+    kernels.get_kernel(batched, f"axpy_batched_{tag}")
+    assert kernels.first_launch_builds() == before
+    kernels.get_kernel(alone, f"axpy_alone_{tag}")
+    kernels.get_kernel(alone, f"axpy_alone_{tag}")
+    assert kernels.first_launch_builds() == before + 1
