@@ -88,7 +88,8 @@ REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced
 class Variant:
     name: str  # "gpuops", the baseline's name ("numpy" / "cupy") or "copy"
     fn: Callable[[], Any]
-    bytes_per_elem: float
+    bytes_per_elem: float  # the useful bytes: what the fewest passes over the data move
+    cost: Any = None  # gpuops' CompiledOperator.cost(): the launches and bytes its CuPy kernels move
 
 
 @dataclasses.dataclass
@@ -269,7 +270,7 @@ class Bench:
             n,
             (n,),
             [
-                Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item),
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 3 * item, op.cost()),
                 Variant(self.baseline, lambda: xp.add(a, b, out=c2), 3 * item),
                 *self.torch_variant(torch_add, 3 * item),
                 Variant("copy", lambda: xp.copyto(c2, a), 2 * item),
@@ -302,7 +303,7 @@ class Bench:
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem, op.cost()),
                 Variant(self.baseline, lambda: xp.add(a2, b, out=c2), per_elem),
                 *self.torch_variant(torch_add, per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 2 * item),
@@ -347,7 +348,7 @@ class Bench:
             n,
             (n,),
             [
-                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12, op.cost()),
                 Variant(self.baseline, chain, 12),
                 *self.torch_variant(torch_chain, 12),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
@@ -384,7 +385,7 @@ class Bench:
             n,
             (n,),
             [
-                Variant("gpuops", lambda: op.execute([a], [c]), 8),
+                Variant("gpuops", lambda: op.execute([a], [c]), 8, op.cost()),
                 Variant(self.baseline, chain, 8),
                 *self.torch_variant(torch_chain, 8),
                 Variant("copy", lambda: xp.copyto(c2, a), 8),
@@ -420,7 +421,7 @@ class Bench:
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem),
+                Variant("gpuops", lambda: op.execute([a, b], [c]), per_elem, op.cost()),
                 Variant(self.baseline, lambda: xp.add(a2, b2, out=c2), per_elem),
                 *self.torch_variant(torch_add, per_elem),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
@@ -454,7 +455,7 @@ class Bench:
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([a, b], [c]), 12),
+                Variant("gpuops", lambda: op.execute([a, b], [c]), 12, op.cost()),
                 Variant(self.baseline, lambda: xp.add(at, b2, out=c2), 12),
                 *self.torch_variant(torch_add, 12),
                 Variant("copy", lambda: xp.copyto(c_flat, a), 8),
@@ -493,7 +494,7 @@ class Bench:
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([a], [c]), 4),
+                Variant("gpuops", lambda: op.execute([a], [c]), 4, op.cost()),
                 Variant(self.baseline, lambda: ufunc(a2, axis=axis, keepdims=True, out=c2v), 4),
                 *self.torch_variant(torch_reduce, 4),
                 Variant("copy", lambda: xp.copyto(copy_dst, a), 8),
@@ -541,10 +542,10 @@ class Bench:
             n,
             (n,),
             [
-                Variant("gpuops", lambda: fused.execute([x], [y]), 8),
+                Variant("gpuops", lambda: fused.execute([x], [y]), 8, fused.cost()),
                 Variant(self.baseline, numpy_chain, 40),
                 *self.torch_variant(torch_chain, 40),
-                Variant(NODES, lambda: nodes.execute([x], [y]), 40),
+                Variant(NODES, lambda: nodes.execute([x], [y]), 40, nodes.cost()),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
                 *self.copy2(x),
             ],
@@ -583,7 +584,7 @@ class Bench:
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([x], [y]), 8),
+                Variant("gpuops", lambda: op.execute([x], [y]), 8, op.cost()),
                 Variant(self.baseline, formula, 8),
                 *self.torch_variant(torch_softmax, 8),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
@@ -637,6 +638,13 @@ class Bench:
                     "time": "host" if g.host_time or self.backend == "numpy" else "gpu",
                 }
             )
+            if v.cost is not None:  # the CuPy kernels' launches and bytes (gpuops.cost), whatever the backend
+                rows[-1].update(
+                    launches=v.cost.launches,
+                    moved_bytes_per_elem=v.cost.bytes_moved / g.n,
+                    # time at equal bandwidth over the fewest passes' time: what the bytes alone predict
+                    predicted_ratio=v.cost.bytes_moved / (v.bytes_per_elem * g.n),
+                )
         base = next(r for r in rows if r["variant"] == self.baseline)
         copy = next((r for r in rows if r["variant"] == "copy"), None)
         copy2 = next((r for r in rows if r["variant"] == COPY2), None)

@@ -320,6 +320,11 @@ def test_benchmark_harness_smoke(tmp_path: Path) -> None:
     assert {r["n"] for r in result["rows"] if r["case"] == "add_f32"} == {1 << 10, 1 << 12}
     for r in result["rows"]:
         assert r["median_us"] > 0 and r["GB_s"] > 0 and r["ratio_to_baseline"] > 0
+    # gpuops rows state their kernels' cost (CompiledOperator.cost): add float32 moves 12 bytes per element in one
+    # launch, exactly the fewest passes' bytes
+    add = next(r for r in result["rows"] if (r["case"], r["variant"]) == ("add_f32", "gpuops"))
+    assert (add["launches"], add["moved_bytes_per_elem"], add["predicted_ratio"]) == (1, 12.0, 1.0)
+    assert all("launches" not in r for r in result["rows"] if r["variant"] in ("numpy", "copy"))
     if importlib.util.find_spec("matplotlib") is not None:
         assert (tmp_path / "bench-numpy.png").stat().st_size > 10_000
     if importlib.util.find_spec("numba") is not None:  # the compiled tier, timed beside the ufunc path
