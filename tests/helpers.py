@@ -134,6 +134,12 @@ def _ints(dt: DataType, n: int, rng: np.random.Generator, small: Sequence[int]) 
     return np.array([int(v) for v in out], dtype=dt.numpy_dtype)
 
 
+#: The kinds :func:`random_values` draws.
+_RANDOM_KINDS = frozenset(
+    {"arith", "divisor", "atan", "shift", "bits", "logical", "pow_base", "pow_base_signed", "pow_exp"}
+)
+
+
 def random_values(dt: DataType, shape: Sequence[int], rng: np.random.Generator, kind: str = "arith") -> np.ndarray:
     """Random logical values of ``dt`` and ``shape`` for one operand role.
 
@@ -150,6 +156,8 @@ def random_values(dt: DataType, shape: Sequence[int], rng: np.random.Generator, 
       ``"pow_exp"``: small exponents: floats from a few integral and fractional values,
           integers in [-3, 12] (or [0, 12]) and sometimes up to 40 (wrapping).
     """
+    if kind not in _RANDOM_KINDS:  # an unknown kind would silently draw arith values
+        raise ValueError(f"random_values: unknown kind {kind!r}; allowed: {sorted(_RANDOM_KINDS)}")
     shape = tuple(shape)
     n = math.prod(shape)
     npdt = dt.numpy_dtype

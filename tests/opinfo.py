@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from descriptors import DataType
 from descriptors.optable import OP_MODULES, row_of
 from descriptors.schema import Family
 
@@ -33,21 +34,24 @@ DEFAULT_TOLERANCE = (4.0, 0.0)
 
 @dataclasses.dataclass(frozen=True)
 class OpInfo:
-    """What the generated tests need beyond the row.
+    """What the generated tests need beyond the row. One convention for every family.
 
-    reference: binary rows ``ref(a, b, out_dtype)`` (plus ``scale_bias=(scale, bias)`` where the row has
-        ScaleBias); other rows ``ref(inputs, out_dtype, params, scale_bias)``, ``inputs`` the logical input
-        arrays broadcast to the output shape in the row's input-field order, ``params`` the descriptor's
-        parameter values with the defaults filled in; a row that reads no input (FILL_VALUE_*) is called
-        ``ref(inputs, out_dtype, params, scale_bias, shape=sizes)``, the output's logical sizes. Either returns a
+    reference: ``ref(inputs, out_dtype, params, scale_bias)``: ``inputs`` the logical input arrays broadcast
+        to the output shape in the row's input-field order, ``out_dtype`` the output's numpy dtype, ``params``
+        the descriptor's parameter values with the defaults filled in (``{}`` for a row without parameters),
+        ``scale_bias`` the ``(scale, bias)`` pair or None; a row that reads no input (FILL_VALUE_*) is called
+        ``ref(inputs, out_dtype, params, scale_bias, shape=sizes)``, the output's logical sizes. Returns a
         ``reference.Expected``, or float64 values compared within ``tolerance``. Written from the operator's
-        formula, never from its row. :meth:`evaluate` calls either form the same way.
-    data: binary rows: the ``helpers.random_values`` kinds of A and B (default ``("arith", "arith")``);
-        other rows: per-input generators ``gen(dt, shape, rng)`` (default: ``random_values(..., "arith")``).
+        formula, never from its row. Call it through :meth:`evaluate`.
+    data: per-input generators ``gen(dt, shape, rng)`` of random logical values, in input-field order; a
+        missing or None entry: ``helpers.random_values(..., "arith")`` (:meth:`generate`).
     params: parameter sets to run (default: one set, the fields' defaults).
-    tolerance: ``(ulps, atol)`` for float32/float64 outputs of other rows (binary rows use ``row.accuracy``).
-    edges: literal cases. Binary: ``(data type names, a, b, expected, exact)`` with the tokens of
-        ``test_ops_generated._token``; others: ``(inputs, params, expected, exact, data types by role)``.
+    tolerance: ``(ulps, atol)`` for float32/float64 outputs of the non-binary rows (the binary rows' tests
+        use ``row.accuracy``).
+    edges: literal cases ``(inputs, params, expected, exact, data types by role)``: ``inputs`` one sequence of
+        values per input field, ``params`` the descriptor's parameters, ``expected`` the output's values (exact:
+        equal in the output's type; else within a few ulps), ``data types by role`` a ``DataType`` for every
+        tensor field.
     """
 
     name: str
@@ -71,6 +75,13 @@ class OpInfo:
         """``(ulps, atol)`` for float32/float64 outputs."""
         return self.tolerance if self.tolerance is not None else DEFAULT_TOLERANCE
 
+    def generate(self, index: int, dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Random logical values of input ``index`` (``data``'s generator, else ``random_values``' arith)."""
+        from helpers import random_values
+
+        gen = self.data[index] if index < len(self.data) else None
+        return gen(dt, shape, rng) if gen is not None else random_values(dt, shape, rng, "arith")
+
     def evaluate(
         self,
         inputs: list[np.ndarray],
@@ -80,19 +91,17 @@ class OpInfo:
         shape: tuple[int, ...] | None = None,
     ) -> Any:
         """The reference's ``Expected`` for the logical ``inputs`` (float64 values are compared within a
-        tolerance), whatever the family's calling convention. ``shape``: the output's logical sizes, which a
-        row reading no input needs (its reference has nothing else to take them from)."""
+        tolerance). ``shape``: the output's logical sizes, which a row reading no input needs (its reference
+        has nothing else to take them from)."""
         from reference import Expected  # reference.py imports this module: import it late
 
-        if self.family is Family.BINARY:
-            extra = {} if scale_bias is None else {"scale_bias": scale_bias}  # only rows with ScaleBias take it
-            got = self.reference(inputs[0], inputs[1], out_dtype, **extra)
-        elif not row_of(self.name).input_fields:
-            if shape is None:
-                raise TypeError(f"{self.name} reads no input: its reference needs the output's shape")
-            got = self.reference(inputs, out_dtype, dict(params or {}), scale_bias, shape=tuple(shape))
+        args = (list(inputs), out_dtype, dict(params or {}), scale_bias)
+        if row_of(self.name).input_fields:
+            got = self.reference(*args)
+        elif shape is None:
+            raise TypeError(f"{self.name} reads no input: its reference needs the output's shape")
         else:
-            got = self.reference(inputs, out_dtype, dict(params or {}), scale_bias)
+            got = self.reference(*args, shape=tuple(shape))
         return got if isinstance(got, Expected) else Expected(np.asarray(got, dtype=np.float64), False)
 
 

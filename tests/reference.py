@@ -5,31 +5,39 @@ API.md's "Semantics that must be the same on both backends". Nothing here reads 
 table's own expressions: floats are computed in float64 NumPy, integers exactly with Python
 ints and wrapped modulo 2**bits, bit operators on the raw bits as Python ints.
 
-Every reference has the signature ``ref(a, b, out_dtype, scale_bias=None) -> Expected``:
-``a`` and ``b`` are the logical input values (NumPy arrays of the tensors' own dtypes),
-``out_dtype`` the output's numpy dtype, ``scale_bias`` an optional ``(scale, bias)`` pair
-(POW only). ``Expected.exact`` says how to compare: exact references hold the result in
-the output's dtype and must match bit for bit; the others hold float64 values that the
-float16/bfloat16/float32/float64 result must match within a tolerance.
+Every reference has the signature of every OpInfo reference (opinfo.py),
+``ref(inputs, out_dtype, params=None, scale_bias=None) -> Expected``: ``inputs`` holds the
+logical values of A and B (NumPy arrays of the tensors' own dtypes), ``out_dtype`` is the
+output's numpy dtype, ``params`` the descriptor's parameters (binary rows have none),
+``scale_bias`` an optional ``(scale, bias)`` pair (POW only). ``Expected.exact`` says how to
+compare: exact references hold the result in the output's dtype and must match bit for bit;
+the others hold float64 values that the float16/bfloat16/float32/float64 result must match
+within a tolerance.
 
-Beside the references: ``DATA_KINDS`` (the random-data kinds of A and B, ``helpers.random_values``)
-and ``EDGE_CASES`` (literal cases), which ``OPINFOS`` turns into one ``opinfo.OpInfo`` record per
-binary operator.
+Beside the references: ``DATA`` (the random-data generators of A and B, ``helpers.random_values``
+kinds) and ``EDGE_CASES`` (literal cases, written with tokens such as ``"max"`` and resolved per
+data type), which ``OPINFOS`` turns into one ``opinfo.OpInfo`` record per binary operator.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+from helpers import INT_RANGE, random_values
 from opinfo import from_tables
 
-__all__ = ["DATA_KINDS", "EDGE_CASES", "OPINFOS", "REFERENCES", "Expected"]
+from descriptors import DataType, FeatureLevel, dtype_combinations
+from descriptors.optable import row_of
 
+__all__ = ["DATA", "EDGE_CASES", "OPINFOS", "REFERENCES", "Expected"]
+
+_Inputs = Sequence[np.ndarray]  # the logical values of A and B
+_ScaleBias = tuple[float, float] | None
 _FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, ml_dtypes.bfloat16))
 _UINT_OF = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -147,8 +155,8 @@ def _int_pow(x: int, e: int, out: np.dtype) -> int:
 
 
 def _int_binary(func: Callable[[int, int], int]) -> Callable[..., Expected]:
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
-        a, b = _pairs(a, b)
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = _pairs(*inputs)
         return _int_result([func(x, y) for x, y in zip(_pyints(a), _pyints(b), strict=True)], a.shape, out)
 
     return ref
@@ -199,56 +207,59 @@ def _nan_either(x: np.ndarray, y: np.ndarray, value: np.ndarray) -> np.ndarray:
 def _arith(float_f: Callable[[np.ndarray, np.ndarray], np.ndarray], int_f: Callable[[int, int], int] | None):
     int_ref = _int_binary(int_f) if int_f is not None else None
 
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = inputs
         if _is_float(a):
             x, y = _pairs(_f64(a), _f64(b))
             with np.errstate(all="ignore"):
                 return _float_result(float_f(x, y))
         if int_ref is None:
             raise TypeError("float-only operator")
-        return int_ref(a, b, out)
+        return int_ref(inputs, out)
 
     return ref
 
 
-def add(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    return _arith(lambda x, y: x + y, lambda x, y: x + y)(a, b, out)
+def add(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+    return _arith(lambda x, y: x + y, lambda x, y: x + y)(inputs, out)
 
 
-def subtract(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    return _arith(lambda x, y: x - y, lambda x, y: x - y)(a, b, out)
+def subtract(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+    return _arith(lambda x, y: x - y, lambda x, y: x - y)(inputs, out)
 
 
-def multiply(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    return _arith(lambda x, y: x * y, lambda x, y: x * y)(a, b, out)
+def multiply(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+    return _arith(lambda x, y: x * y, lambda x, y: x * y)(inputs, out)
 
 
-def divide(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def divide(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """Floats: IEEE a / b. Integers: truncate toward zero, x / 0 -> 0, INT_MIN / -1 wraps."""
-    return _arith(lambda x, y: x / y, _trunc_div)(a, b, out)
+    return _arith(lambda x, y: x / y, _trunc_div)(inputs, out)
 
 
-def maximum(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def maximum(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """max(a, b); NaN in either operand gives NaN (API.md)."""
-    return _arith(lambda x, y: _nan_either(x, y, np.where(x >= y, x, y)), max)(a, b, out)
+    return _arith(lambda x, y: _nan_either(x, y, np.where(x >= y, x, y)), max)(inputs, out)
 
 
-def minimum(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    return _arith(lambda x, y: _nan_either(x, y, np.where(x <= y, x, y)), min)(a, b, out)
+def minimum(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+    return _arith(lambda x, y: _nan_either(x, y, np.where(x <= y, x, y)), min)(inputs, out)
 
 
-def mean(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def mean(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """(a + b) / 2; integers truncate toward zero (exact, no intermediate overflow). Floats: the
     sum rounded in the compute type (float32, float64 for FLOAT64 inputs), as the README's MEAN
     row says: float32 MEAN of two values near float32's maximum overflows to inf."""
+    a = inputs[0]
     compute = np.float64 if _is_float(a) and np.dtype(a.dtype) == np.float64 else np.float32
     return _arith(lambda x, y: (x + y).astype(compute).astype(np.float64) / 2, lambda x, y: _trunc_div(x + y, 2))(
-        a, b, out
+        inputs, out
     )
 
 
-def pow_(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def pow_(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """pow(input * scale + bias, exponent). Integer ** integer is exact (wrapping)."""
+    a, b = inputs
     if _is_float(a):
         x = _f64(a)
         if scale_bias is not None:
@@ -275,8 +286,8 @@ def _truth(arr: np.ndarray) -> list[bool]:
 
 
 def _logical(func: Callable[[bool, bool], bool]) -> Callable[..., Expected]:
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
-        a, b = _pairs(a, b)
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = _pairs(*inputs)
         return _bool_result([func(x, y) for x, y in zip(_truth(a), _truth(b), strict=True)], a.shape, out)
 
     return ref
@@ -285,8 +296,8 @@ def _logical(func: Callable[[bool, bool], bool]) -> Callable[..., Expected]:
 def _compare(func: Callable[[object, object], bool]) -> Callable[..., Expected]:
     """a OP b written as 1/0; floats compare as IEEE values (NaN compares false)."""
 
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
-        a, b = _pairs(a, b)
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = _pairs(*inputs)
         if _is_float(a):
             xs, ys = _f64(a).ravel().tolist(), _f64(b).ravel().tolist()
         else:
@@ -297,8 +308,8 @@ def _compare(func: Callable[[object, object], bool]) -> Callable[..., Expected]:
 
 
 def _bitwise(func: Callable[[int, int], int]) -> Callable[..., Expected]:
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
-        a, b = _pairs(a, b)
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = _pairs(*inputs)
         return _bits_result([func(x, y) for x, y in zip(_bits(a), _bits(b), strict=True)], a.shape, out)
 
     return ref
@@ -307,8 +318,8 @@ def _bitwise(func: Callable[[int, int], int]) -> Callable[..., Expected]:
 def _shift(left: bool) -> Callable[..., Expected]:
     """Logical shifts of the raw bits; a shift of the width or more gives 0."""
 
-    def ref(a: np.ndarray, b: np.ndarray, out: np.dtype, scale_bias: object = None) -> Expected:
-        a, b = _pairs(a, b)
+    def ref(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+        a, b = _pairs(*inputs)
         width = np.dtype(a.dtype).itemsize * 8
         vals = []
         for x, s in zip(_bits(a), _bits(b), strict=True):
@@ -321,28 +332,28 @@ def _shift(left: bool) -> Callable[..., Expected]:
     return ref
 
 
-def modulus_truncate(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def modulus_truncate(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """a - b * trunc(a / b), sign of a (C fmod); integer x % 0 -> 0."""
-    return _arith(_fmod, _mod_trunc)(a, b, out)
+    return _arith(_fmod, _mod_trunc)(inputs, out)
 
 
-def modulus_floor(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def modulus_floor(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """a - b * floor(a / b), sign of b (Python %); integer x % 0 -> 0."""
-    return _arith(_mod_floor_float, _mod_floor)(a, b, out)
+    return _arith(_mod_floor_float, _mod_floor)(inputs, out)
 
 
-def atan_yx(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def atan_yx(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """atan2(y = a, x = b)."""
-    return _arith(np.arctan2, None)(a, b, out)
+    return _arith(np.arctan2, None)(inputs, out)
 
 
-def difference_square(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
-    return _arith(lambda x, y: (x - y) * (x - y), lambda x, y: (x - y) * (x - y))(a, b, out)
+def difference_square(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
+    return _arith(lambda x, y: (x - y) * (x - y), lambda x, y: (x - y) * (x - y))(inputs, out)
 
 
-def floor_divide(a, b, out, scale_bias=None):  # type: ignore[no-untyped-def]
+def floor_divide(inputs: _Inputs, out: np.dtype, params: object = None, scale_bias: _ScaleBias = None) -> Expected:
     """floor(a / b); integer x // 0 -> 0, INT_MIN // -1 wraps."""
-    return _arith(_floor_div_float, _floor_div)(a, b, out)
+    return _arith(_floor_div_float, _floor_div)(inputs, out)
 
 
 REFERENCES: dict[str, Callable[..., Expected]] = {
@@ -376,22 +387,38 @@ REFERENCES: dict[str, Callable[..., Expected]] = {
 }
 
 
-# Operand kinds for random data (see helpers.random_values), per operator.
-DATA_KINDS: dict[str, tuple[str, str]] = {
-    "ELEMENT_WISE_DIVIDE": ("arith", "divisor"),
-    "ELEMENT_WISE_MODULUS_TRUNCATE": ("arith", "divisor"),
-    "ELEMENT_WISE_MODULUS_FLOOR": ("arith", "divisor"),
-    "ELEMENT_WISE_FLOOR_DIVIDE": ("arith", "divisor"),
-    "ELEMENT_WISE_POW": ("pow_base_signed", "pow_exp"),
-    "ELEMENT_WISE_LOGICAL_AND": ("logical", "logical"),
-    "ELEMENT_WISE_LOGICAL_OR": ("logical", "logical"),
-    "ELEMENT_WISE_LOGICAL_XOR": ("logical", "logical"),
-    "ELEMENT_WISE_BIT_AND": ("bits", "bits"),
-    "ELEMENT_WISE_BIT_OR": ("bits", "bits"),
-    "ELEMENT_WISE_BIT_XOR": ("bits", "bits"),
-    "ELEMENT_WISE_BIT_SHIFT_LEFT": ("bits", "shift"),
-    "ELEMENT_WISE_BIT_SHIFT_RIGHT": ("bits", "shift"),
-    "ELEMENT_WISE_ATAN_YX": ("atan", "atan"),
+def _kind(kind: str) -> Callable[[DataType, tuple[int, ...], np.random.Generator], np.ndarray]:
+    """The data generator ``gen(dt, shape, rng)`` of one ``helpers.random_values`` kind."""
+
+    def gen(dt: DataType, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        return random_values(dt, shape, rng, kind)
+
+    gen.__name__ = gen.__qualname__ = f"random_values_{kind}"
+    return gen
+
+
+_ARITH, _DIVISOR, _ATAN, _LOGICAL, _BITS, _SHIFT = (
+    _kind(k) for k in ("arith", "divisor", "atan", "logical", "bits", "shift")
+)
+# Negative bases only where the exponent is integral: test_ops_generated.operand_values sees to it.
+_POW_BASE, _POW_EXP = _kind("pow_base_signed"), _kind("pow_exp")
+
+# The random-data generators of A and B (see helpers.random_values), per operator; the others: arith.
+DATA: dict[str, tuple[Callable[..., np.ndarray], ...]] = {
+    "ELEMENT_WISE_DIVIDE": (_ARITH, _DIVISOR),
+    "ELEMENT_WISE_MODULUS_TRUNCATE": (_ARITH, _DIVISOR),
+    "ELEMENT_WISE_MODULUS_FLOOR": (_ARITH, _DIVISOR),
+    "ELEMENT_WISE_FLOOR_DIVIDE": (_ARITH, _DIVISOR),
+    "ELEMENT_WISE_POW": (_POW_BASE, _POW_EXP),
+    "ELEMENT_WISE_LOGICAL_AND": (_LOGICAL, _LOGICAL),
+    "ELEMENT_WISE_LOGICAL_OR": (_LOGICAL, _LOGICAL),
+    "ELEMENT_WISE_LOGICAL_XOR": (_LOGICAL, _LOGICAL),
+    "ELEMENT_WISE_BIT_AND": (_BITS, _BITS),
+    "ELEMENT_WISE_BIT_OR": (_BITS, _BITS),
+    "ELEMENT_WISE_BIT_XOR": (_BITS, _BITS),
+    "ELEMENT_WISE_BIT_SHIFT_LEFT": (_BITS, _SHIFT),
+    "ELEMENT_WISE_BIT_SHIFT_RIGHT": (_BITS, _SHIFT),
+    "ELEMENT_WISE_ATAN_YX": (_ATAN, _ATAN),
 }
 
 # Edge values, literal expectations. Tokens: "max"/"-max"/"min" (type limits), "nan", "inf",
@@ -608,11 +635,70 @@ EDGE_CASES: list[tuple[str, tuple[str, ...], list, list, list, bool]] = [
 ]
 
 
+def _token(tok: object, dt: DataType) -> object:
+    """A literal value of the table for data type ``dt`` (Python float or int)."""
+    if isinstance(tok, (int, float)):
+        return tok
+    assert isinstance(tok, str)
+    if dt.is_float:
+        big = float(ml_dtypes.finfo(dt.numpy_dtype).max)
+        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0, "max": big, "-max": -big}[tok]
+    lo, hi = INT_RANGE(dt)
+    w = dt.numpy_dtype.itemsize * 8
+    return {
+        "max": hi,
+        "min": lo,
+        "-max": -hi,
+        "max-1": hi - 1,
+        "min+1": lo + 1,
+        "min/2": lo // 2,
+        "w": w,
+        "w-1": w - 1,
+        "w+1": w + 1,
+        "2^(w-1)": 2 ** (w - 1),
+    }[tok]
+
+
+def _literal_array(vals: list, dt: DataType) -> np.ndarray:
+    """The table's literals as values of ``dt`` (through float64 for floats: 1e38 in bfloat16)."""
+    with np.errstate(all="ignore"):
+        return np.array([_token(v, dt) for v in vals], dtype=np.float64 if dt.is_float else object).astype(
+            dt.numpy_dtype
+        )
+
+
+def _edge(name: str, dt_name: str, a: list, b: list, want: list, exact: bool) -> tuple[object, ...]:
+    """One case of ``EDGE_CASES`` on one data type, in the records' form ``(inputs, params, expected, exact,
+    data types by role)``: A and B of type ``dt_name``, the output of the same type or UINT8 (comparisons);
+    expected values float64 for a float output (the test rounds them to it), else of the output's type."""
+    dt = DataType[dt_name]
+    row = row_of(name)
+    roles = [*(f.name for f in row.input_fields), row.output_fields[0].name]
+    combos = [
+        c
+        for c in dtype_combinations(name, FeatureLevel.FL_6_4)
+        if all(v is dt for k, v in c.items() if k != "output_tensor")
+        and (c["output_tensor"] is dt or c["output_tensor"] is DataType.UINT8)
+    ]
+    if not combos:
+        raise ValueError(f"the edge table names {name} {dt_name}, which FL_6_4 does not accept")
+    combo = combos[0]
+    dt_a, dt_b, dt_o = (combo[r] for r in roles)
+    if dt_o.is_float:
+        expected = np.array([_token(v, dt_o) for v in want], np.float64)
+    else:  # tokens of the inputs' type (MEAN's "min/2", the shifts' "2^(w-1)")
+        expected = np.array([_token(v, dt_a) if isinstance(v, str) else v for v in want], dtype=object).astype(
+            dt_o.numpy_dtype
+        )
+    return ([_literal_array(a, dt_a), _literal_array(b, dt_b)], {}, expected, exact, combo)
+
+
 def _edges_by_operator() -> dict[str, list[tuple[object, ...]]]:
     by_name: dict[str, list[tuple[object, ...]]] = {}
-    for op, *case in EDGE_CASES:
-        by_name.setdefault("ELEMENT_WISE_" + op, []).append(tuple(case))
+    for op, dts, *case in EDGE_CASES:
+        name = "ELEMENT_WISE_" + op
+        by_name.setdefault(name, []).extend(_edge(name, dt_name, *case) for dt_name in dts)
     return by_name
 
 
-OPINFOS = from_tables(REFERENCES, data=DATA_KINDS, edges=_edges_by_operator())
+OPINFOS = from_tables(REFERENCES, data=DATA, edges=_edges_by_operator())

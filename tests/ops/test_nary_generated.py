@@ -20,7 +20,6 @@ from helpers import (
     buffer_for,
     flush_subnormals,
     flushes_subnormals,
-    random_values,
     read_tensor,
     to_backend,
     to_host,
@@ -66,13 +65,8 @@ def param_values(row: OpRow, overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 def inputs_for(row: OpRow, combo: dict[str, DataType], sizes: tuple[int, ...], rng: np.random.Generator) -> list:
-    gens = record(row.name).data
-    values = []
-    for i, f in enumerate(row.input_fields):
-        dt = combo[f.name]
-        gen = gens[i] if i < len(gens) else None
-        values.append(gen(dt, sizes, rng) if gen is not None else random_values(dt, sizes, rng, "arith"))
-    return values
+    info = record(row.name)
+    return [info.generate(i, combo[f.name], sizes, rng) for i, f in enumerate(row.input_fields)]
 
 
 def run(

@@ -13,14 +13,12 @@ from __future__ import annotations
 import math
 import zlib
 
-import ml_dtypes
 import numpy as np
 import pytest
 from helpers import (
     INT_RANGE,
     assert_expected,
     buffer_for,
-    random_values,
     read_tensor,
     same_float_class,
     to_backend,
@@ -83,10 +81,10 @@ def operand_values(
     name: str, combo: dict[str, DataType], shape: tuple[int, ...], b_shape: tuple[int, ...], rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     ins, _ = roles(name)
-    kind_a, kind_b = record(name).data or ("arith", "arith")
+    info = record(name)
     dt_a, dt_b = combo[ins[0]], combo[ins[1]]
-    b = random_values(dt_b, b_shape, rng, kind_b)
-    a = random_values(dt_a, shape, rng, kind_a)
+    b = info.generate(1, dt_b, b_shape, rng)
+    a = info.generate(0, dt_a, shape, rng)
     if name == "ELEMENT_WISE_POW" and dt_a.is_float:
         # Negative bases only where the exponent is integral (else the result is NaN by rule,
         # which would make the test say little).
@@ -274,84 +272,40 @@ def test_pow_scale_bias(
 
 
 # ---------------------------------------------------------------------------------------------
-# Edge values: the literal cases of the binary OpInfo records (written in reference.py). Tokens:
-# "max"/"-max"/"min" (type limits), "nan", "inf", "-inf", "-0"; "w" = bit width (shifts, POW).
-# Each case runs on every listed data type.
-
-
-def _token(tok: object, dt: DataType) -> object:
-    """A literal value of the table for data type ``dt`` (Python float or int)."""
-    if isinstance(tok, (int, float)):
-        return tok
-    assert isinstance(tok, str)
-    if dt.is_float:
-        big = float(ml_dtypes.finfo(dt.numpy_dtype).max)
-        return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0, "max": big, "-max": -big}[tok]
-    lo, hi = INT_RANGE(dt)
-    w = dt.numpy_dtype.itemsize * 8
-    return {
-        "max": hi,
-        "min": lo,
-        "-max": -hi,
-        "max-1": hi - 1,
-        "min+1": lo + 1,
-        "min/2": lo // 2,
-        "w": w,
-        "w-1": w - 1,
-        "w+1": w + 1,
-        "2^(w-1)": 2 ** (w - 1),
-    }[tok]
-
-
-# The binary records' literal edge cases: (operator, data type names, a, b, expected, exact).
-EDGE_CASES = [(row.name, *edge) for row in BINARY_ROWS for edge in record(row.name).edges]
+# Edge values: the literal cases of the binary OpInfo records (written in reference.py's EDGE_CASES with
+# tokens, "max"/"-max"/"min" (type limits), "nan", "inf", "-inf", "-0", "w" = bit width, each run on every
+# data type it lists), in the records' form (inputs, params, expected, exact, data types by role).
 
 
 def _edge_params() -> list:
     out = []
-    for name, dts, a, b, want, exact in EDGE_CASES:
-        op = name.removeprefix("ELEMENT_WISE_")
-        for dt_name in dts:
-            dt = DataType[dt_name]
-            combos = [
-                c
-                for c in dtype_combinations(name, LEVEL)
-                if all(v is dt for k, v in c.items() if k != "output_tensor")
-                and (c["output_tensor"] is dt or c["output_tensor"] is DataType.UINT8)
-            ]
-            assert combos, f"edge table names {name} {dt_name}, which FL_6_4 does not accept"
-            out.append(pytest.param(name, combos[0], a, b, want, exact, id=f"{op}-{dt_name}-{len(out)}"))
+    for row in BINARY_ROWS:
+        ins, _ = roles(row.name)
+        for index, (*_, dtypes) in enumerate(record(row.name).edges):
+            op = row.name.removeprefix("ELEMENT_WISE_")
+            out.append(pytest.param(row.name, index, id=f"{op}-{dtypes[ins[0]].name}-{len(out)}"))
     return out
 
 
 EDGE_PARAMS = _edge_params()
 
 
-def _literal_array(vals: list, dt: DataType) -> np.ndarray:
-    return np.array([_token(v, dt) for v in vals], dtype=np.float64 if dt.is_float else object).astype(dt.numpy_dtype)
-
-
-def _edge_arrays(name: str, combo: dict[str, DataType], a: list, b: list, want: list) -> tuple:
+def _edge_arrays(name: str, index: int) -> tuple:
+    """Edge case ``index`` of ``name``: (data types by role, params, exact, A, B, expected values): float64
+    for a float output (rounded to it by the checks), else in the output's type."""
+    (a, b), params, want, exact, combo = record(name).edges[index]
     ins, out_role = roles(name)
-    dt_a, dt_b, dt_o = combo[ins[0]], combo[ins[1]], combo[out_role]
-    conv = _literal_array
+    dt_o = combo[out_role]
     with np.errstate(all="ignore"):
-        av, bv = conv(a, dt_a), conv(b, dt_b)
-        if dt_o.is_float:
-            wv = np.array([_token(v, dt_o) for v in want], np.float64)
-        else:
-            wv = np.array([_token(v, dt_a) if isinstance(v, str) else v for v in want], dtype=object).astype(
-                dt_o.numpy_dtype
-            )
-    return av, bv, wv
+        av, bv = (np.array(v).astype(combo[r].numpy_dtype) for v, r in zip((a, b), ins, strict=True))
+        wv = np.array(want).astype(np.float64 if dt_o.is_float else dt_o.numpy_dtype)
+    return combo, params, exact, av, bv, wv
 
 
-@pytest.mark.parametrize(("name", "combo", "a", "b", "want", "exact"), EDGE_PARAMS)
-def test_edge_values(
-    name: str, combo: dict, a: list, b: list, want: list, exact: bool, device: object, xp: object
-) -> None:
+@pytest.mark.parametrize(("name", "index"), EDGE_PARAMS)
+def test_edge_values(name: str, index: int, device: object, xp: object) -> None:
     ins, out_role = roles(name)
-    av, bv, wv = _edge_arrays(name, combo, a, b, want)
+    combo, params, exact, av, bv, wv = _edge_arrays(name, index)
     sizes = (len(av),)
     descs = {
         ins[0]: TensorDesc(combo[ins[0]], sizes),
@@ -361,7 +315,7 @@ def test_edge_values(
     got_buf = execute(
         device,
         xp,
-        make_desc(name, descs),
+        desc_class(name)(**descs, **params),
         [buffer_for(descs[ins[0]], av), buffer_for(descs[ins[1]], bv)],
         buffer_for(descs[out_role], np.zeros(sizes)),
     )
@@ -383,13 +337,13 @@ def test_edge_values(
         assert_expected(got, Expected(wv, False), dt_o, 4.0, what=f"{name} {combo}")
 
 
-@pytest.mark.parametrize(("name", "combo", "a", "b", "want", "exact"), EDGE_PARAMS)
-def test_reference_agrees_with_edge_table(name: str, combo: dict, a: list, b: list, want: list, exact: bool) -> None:
+@pytest.mark.parametrize(("name", "index"), EDGE_PARAMS)
+def test_reference_agrees_with_edge_table(name: str, index: int) -> None:
     """The references themselves reproduce the literal edge table (they check the table, it checks them)."""
     _, out_role = roles(name)
-    av, bv, wv = _edge_arrays(name, combo, a, b, want)
+    combo, params, _, av, bv, wv = _edge_arrays(name, index)
     dt_o = combo[out_role]
-    expected = record(name).evaluate([av, bv], dt_o.numpy_dtype)
+    expected = record(name).evaluate([av, bv], dt_o.numpy_dtype, params)
     if expected.exact:
         np.testing.assert_array_equal(uint_view(expected.values), uint_view(wv.astype(dt_o.numpy_dtype)))
         return

@@ -77,7 +77,8 @@ def _cube_reference(inputs, out_dtype, params, scale_bias):
     return x * x * x
 
 
-def _abs_diff_reference(a, b, out_dtype):
+def _abs_diff_reference(inputs, out_dtype, params, scale_bias):
+    a, b = inputs
     return np.abs(a.astype(np.float64) - b.astype(np.float64))
 
 
@@ -86,7 +87,8 @@ OPINFOS = (
      "edges": (([[2.0, -0.0, float("inf")]], {}, [8.0, -0.0, float("inf")], True,
                 {"input_tensor": DataType.FLOAT32, "output_tensor": DataType.FLOAT32}),)},
     {"name": "ELEMENT_WISE_THROWAWAY_ABS_DIFF", "reference": _abs_diff_reference,
-     "edges": ((("FLOAT32",), [1.0, "-inf", "nan"], [3.0, 0.0, 1.0], [2.0, "inf", "nan"], True),)},
+     "edges": (([[1.0, -float("inf"), float("nan")], [3.0, 0.0, 1.0]], {}, [2.0, float("inf"), float("nan")], True,
+                {"a_tensor": DataType.FLOAT32, "b_tensor": DataType.FLOAT32, "output_tensor": DataType.FLOAT32}),)},
 )
 '''
 
