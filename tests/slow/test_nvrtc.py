@@ -2,9 +2,15 @@
 
 The matrix is every op-table row times every data-type mapping that validates at
 FL_6_4 (gpuops extensions included), plus the ScaleBias variant of each row that has a
-ScaleBias field wherever gpuops defines it. All kernels of one row that share a preamble
-compile as one NVRTC program (contiguous 1-D and strided 3-D layouts), so a failure names
-the operator.
+ScaleBias field wherever gpuops defines it. Each kernel compiles in the contiguous 1-D and
+strided 3-D layouts, with ``compile_specs``'s options; each row's test checks its own kernels'
+``.entry`` in the PTX, so a failure names the operator.
+
+NVRTC parses CuPy's headers again for every program (about as long as building a few
+kernels), so consecutive rows share one program (``merged_source``, each preamble in its own
+namespace), built once per test process. When NVRTC rejects a merged program, each of its
+rows compiles alone as before (one program per preamble), so the failing row's test fails with
+NVRTC's log and the other rows still pass.
 
 Without NVRTC (``pip install -e .[nvrtc]``) the compile tests skip with the reason, unless
 ``GPUOPS_REQUIRE_NVRTC=1`` is set (CI sets it): then they fail, so a missing NVRTC cannot
@@ -18,6 +24,7 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -26,7 +33,7 @@ from descriptors import ROWS, FeatureLevel, dtype_combinations
 from descriptors.compute import plan_problem
 from descriptors.optable import HELPERS
 from descriptors.schema import OpRow
-from gpuops.codegen import BIAS, SCALE, KernelSpec, elementwise_kernel_spec
+from gpuops.codegen import _HEADERS, BIAS, SCALE, KernelSpec, elementwise_kernel_spec
 
 pytestmark = pytest.mark.nvrtc
 
@@ -149,6 +156,119 @@ def test_no_scalar_literals(name: str) -> None:
 # NVRTC
 
 
+# Merged programs: consecutive rows (in test-id order, so under pytest-xdist a chunk's rows mostly run on one worker)
+# up to about _CHUNK_KERNELS kernels per NVRTC program. Each program costs a header parse (about 0.1 s of CPU) plus
+# about 15 ms per kernel and layout: chunks of 60 to 400 kernels cost the same (all rows: 30 % less CPU than a program
+# per row and preamble, fused kernels 50 % less); smaller ones cost less where two workers share a chunk (each builds
+# it).
+_CHUNK_KERNELS = 100
+_LAYOUTS = ((1, True, True), (3, False, False))  # compile_specs's: batch_source names them <name>_1d11, <name>_3d00
+_ENTRY = re.compile(r"\.entry (\w+)\(")
+
+
+def merged_source(specs: Sequence[KernelSpec]) -> str:
+    """``compile_specs``'s program for kernels of several preambles: each preamble's ``batch_source`` in a namespace.
+
+    Op-table helpers declare only ``gpuops_``-named functions and define no macros, so each kernel sees exactly its
+    own preamble and CuPy's headers, as in its row's own program; ``extern "C"`` keeps the kernel names.
+    """
+    headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
+    groups: dict[str, list[KernelSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.preamble, []).append(spec)
+    parts = [headers]
+    for i, group in enumerate(groups.values()):
+        source = gnvrtc.batch_source(group, _LAYOUTS)
+        assert source.startswith(headers), "batch_source no longer starts with the CuPy headers"
+        body = source[len(headers) :]
+        parts.append(f"namespace gpuops_merged_g{i} {{\n{body}\n}}  // namespace gpuops_merged_g{i}\n")
+    return "\n".join(parts)
+
+
+# A top-level line of an op-table helper: a closing brace, a comment, a template head, or (after one) a struct or a
+# function, whose name is captured.
+_HELPER_LINE = re.compile(
+    r"\}.*|//.*|template <[^>]*>"
+    r"|(?:template <[^>]*> )?(?:struct (\w+)\b.*|__device__ __forceinline__ [^(]*?\b(\w+)(?:<[\w, ]*>)?\(.*)"
+)
+
+
+def test_helpers_are_namespace_safe() -> None:
+    """``merged_source`` is exact while helpers declare only ``gpuops_`` names and no preprocessor directives: in a
+    namespace, a helper named like a CuPy function would hide its overloads, which the row's own program sees."""
+    declared = 0
+    for key, (src, _deps) in HELPERS.items():
+        assert not re.search(r"^\s*#\s*(?!pragma\b)", src, re.MULTILINE), (key, src)
+        for line in src.splitlines():
+            if line and not line[0].isspace():
+                match = _HELPER_LINE.fullmatch(line)
+                assert match, f"{key}: unexpected top-level line {line!r}"
+                name = match.group(1) or match.group(2)
+                assert name is None or name.startswith("gpuops_"), f"{key}: {name} in {line!r}"
+                declared += name is not None
+    assert declared > len(HELPERS) // 2
+
+
+def _chunks(names: Sequence[str], count: Callable[[str], int]) -> dict[str, tuple[str, ...]]:
+    """Each name's chunk: consecutive names holding at most ``_CHUNK_KERNELS`` kernels together (or one name)."""
+    chunks: list[list[str]] = [[]]
+    size = 0
+    for name in names:
+        if chunks[-1] and size + count(name) > _CHUNK_KERNELS:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(name)
+        size += count(name)
+    return {name: tuple(chunk) for chunk in chunks for name in chunk}
+
+
+@functools.cache
+def _row_chunks() -> dict[str, tuple[str, ...]]:
+    return _chunks(ROW_NAMES, lambda name: len(row_specs(name)))
+
+
+@functools.cache
+def _fused_chunks() -> dict[str, tuple[str, ...]]:
+    return _chunks([r.name for r in _FUSED_HOSTS], lambda name: len(fused_specs(_ROW[name])))
+
+
+@functools.cache
+def _merged_entries(chunk: tuple[str, ...], fused: bool) -> frozenset[str] | None:
+    """The ``.entry`` names of the chunk's kernels built as one program, or None where NVRTC rejects it."""
+    specs = [s for name in chunk for s in (fused_specs(_ROW[name]) if fused else row_specs(name))]
+    name = f"{'fused' if fused else 'rows'}_{chunk[0].lower()}_to_{chunk[-1].lower()}.cu"
+    try:
+        ptx = gnvrtc.compile_source(merged_source(specs), name)
+    except gnvrtc.NvrtcUnavailable:
+        raise
+    except RuntimeError:
+        return None  # each row of the chunk compiles alone: the failing one names itself
+    return frozenset(_ENTRY.findall(ptx))
+
+
+def _compiled_entries(name: str, groups: Sequence[Sequence[KernelSpec]], fused: bool) -> frozenset[str]:
+    """The ``.entry`` names NVRTC built for ``groups`` (the kernels of row ``name``, by preamble)."""
+    try:
+        entries = _merged_entries((_fused_chunks() if fused else _row_chunks())[name], fused)
+        if entries is not None:
+            return entries
+        found: set[str] = set()
+        for i, specs in enumerate(groups):
+            program = f"{name.lower()}_fused_{i}.cu" if fused else f"{name.lower()}_{i}.cu"
+            found.update(_ENTRY.findall(gnvrtc.compile_specs(specs, program)))
+        return frozenset(found)
+    except gnvrtc.NvrtcUnavailable as exc:
+        _require_nvrtc(exc)
+        raise  # unreachable: _require_nvrtc skips or fails
+
+
+def _assert_entries(specs: Sequence[KernelSpec], entries: frozenset[str]) -> None:
+    for spec in specs:
+        for ndim, contiguous, idx32 in _LAYOUTS:
+            kernel = f"{spec.name}_{ndim}d{int(contiguous)}{int(idx32)}"
+            assert kernel in entries, f"{kernel} missing from the PTX"
+
+
 @pytest.mark.parametrize("name", ROW_NAMES)
 def test_row_compiles(name: str) -> None:
     _check_nvrtc()
@@ -156,19 +276,11 @@ def test_row_compiles(name: str) -> None:
     for spec in row_specs(name):
         groups[spec.preamble].append(spec)
     assert groups
-    for i, specs in enumerate(groups.values()):
-        try:
-            ptx = gnvrtc.compile_specs(specs, f"{name.lower()}_{i}.cu")
-        except gnvrtc.NvrtcUnavailable as exc:
-            _require_nvrtc(exc)
-        for spec in specs:
-            # batch_source names each layout <name>_<ndim>d<contiguous><idx32>.
-            for suffix in ("1d11", "3d00"):
-                assert f".entry {spec.name}_{suffix}(" in ptx, f"{spec.name}_{suffix} missing from the PTX"
+    _assert_entries(row_specs(name), _compiled_entries(name, list(groups.values()), fused=False))
 
 
 def test_broken_kernel_fails() -> None:
-    """The check can fail: a kernel calling an undefined function raises with NVRTC's log."""
+    """The check can fail: a kernel calling an undefined function raises with NVRTC's log, alone or merged."""
     _check_nvrtc()
     spec = row_specs(ROW_NAMES[0])[0]
     broken = dataclasses.replace(spec, operation=spec.operation.replace("static_cast", "gpuops_no_such_fn", 1))
@@ -182,6 +294,13 @@ def test_broken_kernel_fails() -> None:
     assert "gpuops_no_such_fn" in msg and "error" in msg, msg
     # The intact kernel compiles: the failure above comes from the broken call alone.
     gnvrtc.compile_source(spec.cuda_module(), "intact.cu")
+    # A merged program fails on one broken kernel among others (so the rows fall back to their own programs), and
+    # builds kernels of different preambles side by side.
+    other = next(s for name in ROW_NAMES for s in row_specs(name) if s.preamble and s.preamble != spec.preamble)
+    broken = dataclasses.replace(broken, name=other.name + "_broken", preamble=other.preamble)
+    with pytest.raises(RuntimeError, match="gpuops_no_such_fn"):
+        gnvrtc.compile_source(merged_source([spec, broken, other]), "broken_merged.cu")
+    _assert_entries([spec, other], frozenset(_ENTRY.findall(gnvrtc.compile_source(merged_source([spec, other])))))
 
 
 def test_require_nvrtc_fails_instead_of_skipping(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,5 +346,4 @@ def test_fused_kernels_compile(name: str) -> None:
     for spec in specs:
         assert "_fused_" in spec.name
         groups[spec.preamble].append(spec)
-    for i, group in enumerate(groups.values()):
-        gnvrtc.compile_specs(group, f"{name.lower()}_fused_{i}.cu")
+    _assert_entries(specs, _compiled_entries(name, list(groups.values()), fused=True))
