@@ -45,6 +45,8 @@ class Settings:
     rows kernels on CuPy. ``cache_dir``: the compiled tier's disk cache (None: compile in memory only).
     ``dump_source``: log each generated kernel's source on the ``gpuops`` logger when it is built.
     ``emulator_sanitize``: build the CUDA emulator's kernels with AddressSanitizer and UBSan.
+    ``cupy_rows_reduce``: gpuops' rows kernel for reductions over one contiguous span per output (issue 33; off
+    until a reduction fused into a graph runs the same kernel, so that fusing keeps every bit).
     """
 
     num_threads: int | None
@@ -53,12 +55,13 @@ class Settings:
     cache_dir: Path | None
     dump_source: bool
     emulator_sanitize: bool = False
+    cupy_rows_reduce: bool = False
 
     def __post_init__(self) -> None:
         n = self.num_threads
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
             raise ConfigError(f"Settings.num_threads must be a positive integer or None (got {n!r})")
-        for name in ("numba", "cupy_fast", "dump_source", "emulator_sanitize"):
+        for name in ("numba", "cupy_fast", "dump_source", "emulator_sanitize", "cupy_rows_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"Settings.{name} must be True or False (got {getattr(self, name)!r})")
         if self.cache_dir is not None:
@@ -112,6 +115,13 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable("GPUOPS_NUMBA", "numba", "0 (compiled tier off) or 1 (on)", "1", _flag),
     Variable("GPUOPS_CUPY_FAST", "cupy_fast", "0 (CuPy's ElementwiseKernel only) or 1", "1", _flag),
+    Variable(
+        "GPUOPS_CUPY_ROWS_REDUCE",
+        "cupy_rows_reduce",
+        "0 (CuPy's ReductionKernel) or 1 (gpuops' rows kernel for one contiguous span per output)",
+        "0",
+        _flag,
+    ),
     Variable("GPUOPS_CACHE_DIR", "cache_dir", "an absolute path (~ expands)", "~/.cache/gpuops", _absolute_path),
     Variable("GPUOPS_DUMP_SOURCE", "dump_source", "0 or 1 (log each kernel's source when it is built)", "0", _flag),
     Variable(
@@ -128,7 +138,7 @@ def read(environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``environ`` (default ``os.environ``); ``ConfigError`` on the first invalid value."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {"num_threads": None, "numba": True, "cupy_fast": True, "dump_source": False}
-    values["emulator_sanitize"] = False
+    values["emulator_sanitize"] = values["cupy_rows_reduce"] = False
     values["cache_dir"] = _default_cache_dir()
     for var in VARIABLES:
         text = env.get(var.name, "")

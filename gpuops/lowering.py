@@ -44,7 +44,7 @@ from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, accumulator, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
-from .layout.reduce_plan import TwoPassPlan, plan_two_pass
+from .layout.reduce_plan import RowsPlan, TwoPassPlan, plan_rows, plan_two_pass
 
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
@@ -233,6 +233,12 @@ class Lowering:
         """The two-pass layout of a reduction (``reduce_plan.plan_two_pass``), or None for one launch."""
         return None
 
+    @functools.cached_property
+    def rows(self) -> RowsPlan | None:
+        """The GPU's rows kernel plan of a one-pass reduction over one contiguous span per output
+        (``reduce_plan.plan_rows``), or None (CuPy's ``ReductionKernel`` runs it)."""
+        return None
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ElementwiseLowering(Lowering):
@@ -348,6 +354,13 @@ class ReductionLowering(Lowering):
     def two_pass(self) -> TwoPassPlan | None:
         (_, inp), *_ = self.inputs
         return plan_two_pass(inp.sizes, inp.element_strides, self.axes)
+
+    @functools.cached_property
+    def rows(self) -> RowsPlan | None:
+        (_, inp), *_ = self.inputs
+        if self.two_pass is not None or len(self.reduction_spec.scalar_params) != 1:
+            return None
+        return plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

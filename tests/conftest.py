@@ -124,7 +124,7 @@ def emulator_pairs() -> list[tuple[str, str]]:
     names = [f"REDUCE {f.name}" if r.name == "REDUCE" else r.name for r in REDUCTION_ROWS for f in ReduceFunction]
     names = list(dict.fromkeys(n for n in names if n.startswith("REDUCE ") or n in ("ARGMAX", "ARGMIN")))
     pairs += [(r.name, "scan") for r in SCAN_ROWS]
-    return pairs + [(n, p) for n in names for p in ("reduction", "two-pass reduction")]
+    return pairs + [(n, p) for n in names for p in ("rows reduction", "reduction", "two-pass reduction")]
 
 
 def _launches_here() -> dict[tuple[str, str], int]:

@@ -290,9 +290,21 @@ class CupyBackend:
         return self.COMPILE[lowering.kind](self, lowering)
 
     def _compile_reduction(self, lowering: Lowering) -> Any:
-        """One ``ReductionKernel`` (two launches where ``reduce_plan`` splits a long reduction)."""
+        """gpuops' rows kernel where the reduced elements are one contiguous span per output (``reduce_plan.plan_rows``;
+        with ``GPUOPS_CUPY_ROWS_REDUCE=1``), else one ``ReductionKernel`` (two launches where ``reduce_plan`` splits
+        a long reduction)."""
         xp, key = self.xp, (self.name, *lowering.key)
-        spec, passes = lowering.reduction_spec, lowering.two_pass_specs
+        spec = lowering.reduction_spec
+        wanted = config.settings()
+        rows = lowering.rows if wanted.cupy_fast and wanted.cupy_rows_reduce else None
+        if rows is not None:  # one contiguous span per output: gpuops' rows kernel
+            from .cupy_rows_reduce import CupyRowsReduceKernel, RowsReduceRun
+
+            t = rows.threads
+            built = kernels.get_or_build((*key, "rows", t), lambda: CupyRowsReduceKernel(spec, t, xp))
+            ((position, _),) = lowering.inputs
+            return RowsReduceRun(built, position, lowering.count, rows)
+        passes = lowering.two_pass_specs
         kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
         two_pass = lowering.two_pass
         path = "two-pass reduction" if two_pass is not None else "reduction"

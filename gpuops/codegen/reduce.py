@@ -30,6 +30,7 @@ from descriptors.compute import ComputePlan
 from descriptors.optable import HELPERS
 from descriptors.schema import Reduction, ReductionRow
 
+from ..layout.reduce_plan import ROWS_BLOCK
 from . import _HEADERS, C_TYPES, PARAM_TYPES, param_name, plan_of
 
 __all__ = ["Epilogue", "PartialField", "Prologue", "ReductionSpec", "reduction_kernel_spec", "two_pass_specs"]
@@ -174,6 +175,67 @@ extern "C" __global__ void {self.name}({", ".join(params)}) {{
     }}
   }}
 }}"""
+
+    def rows_kernel(self, threads: int, block: int = ROWS_BLOCK, *, with_preamble: bool = True) -> tuple[str, str]:
+        """``(name, translation unit)`` of the rows kernel (issue 33; ``reduce_plan.plan_rows``): one group of
+        ``threads`` threads per output, ``block // threads`` outputs per block, a grid-stride loop over them.
+        Thread ``t`` of a group reduces elements ``t, t + threads, ...`` of its row (coalesced reads of the
+        contiguous span), then the group combines its ``threads`` accumulators in a shared-memory tree (pairs
+        ``(t, t + threads / 2)``, then half as many, ...). The same map, reduce and post-map expressions as the
+        ``ReductionKernel`` (``_J``: the element's index in its row, row-major over the reduced axes); only the
+        order the accumulators are combined in differs. Parameters: the input buffer, the scalars
+        (``gpuops_n`` first), the output buffer, then rows, columns, the input's and the output's row strides
+        (elements, 64-bit). ``with_preamble=False``: without CuPy's headers and the preamble (a batch of many
+        kernels puts them, and the helpers, first once)."""
+        ((x, in_dt),), ((y, out_dt),) = self.inputs, self.outputs
+        if threads & (threads - 1) or not 1 < threads <= block or block % threads:
+            raise ValueError(f"{self.name}: rows kernel of {threads} threads per row in blocks of {block}")
+        name = f"{self.name}_rows{threads}"
+        scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in self.scalar_params)
+        headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + self.preamble if with_preamble else ""
+        source = f"""{headers}
+#define REDUCE(a, b) ({self.reduce_expr})
+#define POST_MAP(a) ({self.post_map_expr})
+
+typedef {self.reduce_type} _type_reduce;
+extern "C" __global__ void {name}(const {C_TYPES[in_dt]}* _raw_{x}, {scalars}{C_TYPES[out_dt]}* _raw_{y},
+    const long long _rows, const long long _cols, const long long _in_stride, const long long _out_stride) {{
+  __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
+  _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
+  const unsigned int _tid = threadIdx.x;
+  const unsigned int _lane = _tid & {threads - 1}u;
+  const long long _group = _tid / {threads}u;
+  for (long long _base = (long long)blockIdx.x * {block // threads}; _base < _rows;
+       _base += (long long)gridDim.x * {block // threads}) {{
+    const long long _row = _base + _group;
+    _type_reduce _s = _type_reduce({self.identity});
+    if (_row < _rows) {{
+      const {C_TYPES[in_dt]}* _line = _raw_{x} + _row * _in_stride;
+      for (long long _J = _lane; _J < _cols; _J += {threads}) {{
+        const {C_TYPES[in_dt]} {x} = _line[_J];
+        _type_reduce _a = static_cast<_type_reduce>({self.map_expr});
+        _s = REDUCE(_s, _a);
+      }}
+    }}
+    _sdata[_tid] = _s;
+    __syncthreads();
+    for (unsigned int _half = {threads // 2}u; _half > 0; _half >>= 1) {{
+      if (_lane < _half) {{
+        _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
+        _sdata[_tid] = REDUCE(_a, _b);
+      }}
+      __syncthreads();
+    }}
+    if (_lane == 0 && _row < _rows) {{
+      _s = _sdata[_tid];
+      {C_TYPES[out_dt]} &{y} = _raw_{y}[_row * _out_stride];
+      POST_MAP(_s);
+    }}
+    __syncthreads();
+  }}
+}}
+"""
+        return name, source
 
     def cuda_module(self, in_ndim: int = 2, out_ndim: int = 1, index_32_bits: bool = True) -> str:
         """The full translation unit (CuPy's headers first), for NVRTC checks."""

@@ -164,3 +164,59 @@ def plan_two_pass(
     partial = lay.out_sizes
     partial = partial[:r] + (parts + (rem > 0),) + partial[r + 1 :]
     return TwoPassPlan(lay, main, rest, r, parts, q * inner, partial)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RowsPlan:
+    """A reduction over one contiguous span per output: output ``r`` (at element ``r * out_stride`` of the output
+    buffer) reduces the ``cols`` elements from element ``r * in_stride`` of the input buffer on (issue 33's rows
+    kernel, ``codegen.reduce.rows_kernel``). ``threads``: the threads that reduce one row (a power of two from 32
+    to 256; the 256-thread block holds ``256 // threads`` rows)."""
+
+    rows: int
+    cols: int
+    in_stride: int
+    out_stride: int
+    threads: int
+
+    @property
+    def rows_per_block(self) -> int:
+        return ROWS_BLOCK // self.threads
+
+
+ROWS_BLOCK = 256  # threads per block of the rows kernel
+ROWS_PER_THREAD = 8  # elements each thread of a row reads, about: 32 threads for rows up to 256, ... 256 from 1024 on
+
+
+def _run_stride(sizes: list[int], strides: list[int]) -> int | None:
+    """The stride of the innermost of ``sizes`` when the dimensions form one stride run (row-major), else None."""
+    if not sizes:
+        return 0
+    for k in range(len(sizes) - 1):
+        if strides[k] != strides[k + 1] * sizes[k + 1]:
+            return None
+    return strides[-1]
+
+
+def plan_rows(
+    sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
+) -> RowsPlan | None:
+    """The rows plan of a reduction, or None when its reduced elements are not one contiguous span per output
+    (reduced axes of size > 1 after every kept one, together one run of element stride 1) or its kept axes do not
+    merge into one row axis in both the input and the output. Size-1 axes are ignored."""
+    red = set(axes)
+    kept = [i for i, s in enumerate(sizes) if s > 1 and i not in red]
+    reduced = [i for i, s in enumerate(sizes) if s > 1 and i in red]
+    if kept and reduced and min(reduced) < max(kept):
+        return None
+    if reduced and _run_stride([sizes[i] for i in reduced], [strides[i] for i in reduced]) != 1:
+        return None
+    in_stride = _run_stride([sizes[i] for i in kept], [strides[i] for i in kept])
+    out_stride = _run_stride([sizes[i] for i in kept], [out_strides[i] for i in kept])
+    if in_stride is None or out_stride is None:
+        return None
+    cols = math.prod(sizes[i] for i in reduced)
+    threads = 32
+    while threads < ROWS_BLOCK and threads * ROWS_PER_THREAD < cols:
+        threads *= 2
+    return RowsPlan(math.prod(sizes[i] for i in kept), cols, in_stride, out_stride, threads)

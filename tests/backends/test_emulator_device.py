@@ -4,6 +4,8 @@ strictness (argument count, type, dtype, scalar kind) and bounds-checked views."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from helpers import buffer_for, random_values, read_tensor, uint_view
@@ -19,6 +21,7 @@ from descriptors import (
     ReduceOperatorDesc,
     TensorDesc,
 )
+from gpuops import config
 from gpuops.emulator import build as eb
 from gpuops.layout import reduce_plan
 
@@ -171,14 +174,18 @@ SMALL_TWO_PASS = reduce_plan.TwoPassPolicy(min_reduced=1024, min_total=1 << 12, 
 
 
 @pytest.fixture
-def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The small two-pass policy, and gpuops' rows kernel on (GPUOPS_CUPY_ROWS_REDUCE=1, issue 33)."""
     monkeypatch.setattr(reduce_plan, "DEFAULT_POLICY", SMALL_TWO_PASS)
+    with config.override(cupy_rows_reduce=True):
+        yield
 
 
 @pytest.mark.parametrize(
     ("function", "shape", "axes", "path"),
     [
-        (ReduceFunction.SUM, (16, 300), (1,), "reduction"),
+        (ReduceFunction.SUM, (16, 300), (1,), "rows reduction"),  # one contiguous span per output
+        (ReduceFunction.SUM, (300, 16), (0,), "reduction"),
         (ReduceFunction.MAX, (3, 40, 5), (0, 2), "reduction"),
         (ReduceFunction.SUM, (5003,), (0,), "two-pass reduction"),  # 19 parts of 263, and a remainder of 6
     ],
@@ -195,7 +202,22 @@ def test_reduce(
     assert np.all(np.abs(got - want) <= 1e-5 * scale), (got, want)
 
 
-@pytest.mark.parametrize(("shape", "path"), [((8, 300), "reduction"), ((1, 5003), "two-pass reduction")])
+def test_rows_kernel_is_off_by_default() -> None:
+    """GPUOPS_CUPY_ROWS_REDUCE defaults to 0: an inner-axis reduction runs CuPy's ReductionKernel, as before
+    issue 33's rows kernel; with it on, the rows kernel, with the same answer within the row's bound."""
+    in_desc, out_desc = TensorDesc(F32, (16, 300)), TensorDesc(F32, (16, 1))
+    desc = ReduceOperatorDesc(ReduceFunction.SUM, in_desc, out_desc, axes=(1,))
+    x = random_values(F32, (16, 300), RNG).ravel()
+    path, plain, _ = _both(desc, [x], out_desc)
+    assert path == "reduction"
+    with config.override(cupy_rows_reduce=True):
+        path, rows, want = _both(desc, [x], out_desc)
+    assert path == "rows reduction"
+    scale = np.abs(x.reshape(16, 300)).sum(axis=1) + 1
+    assert np.all(np.abs(rows - want) <= 1e-5 * scale) and np.all(np.abs(plain - want) <= 1e-5 * scale)
+
+
+@pytest.mark.parametrize(("shape", "path"), [((8, 300), "rows reduction"), ((1, 5003), "two-pass reduction")])
 def test_argmax(shape: tuple[int, int], path: str, small_two_pass: None) -> None:
     in_desc, out_desc = TensorDesc(F32, shape), TensorDesc(DataType.UINT32, (shape[0], 1))
     x = RNG.permutation(shape[0] * shape[1]).astype(np.float32)  # distinct values: no ties

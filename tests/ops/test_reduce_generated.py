@@ -44,6 +44,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import GPU
 from helpers import (
     INT_RANGE,
     buffer_for,
@@ -59,6 +60,7 @@ from reference_reduce import REFERENCES, rows_of, tolerance
 
 from descriptors import DataType, FeatureLevel, TensorDesc, desc_class, dtype_combinations, row_of
 from descriptors.schema import OpRow
+from gpuops import config
 from gpuops.layout import reduce_plan
 
 LEVEL = FeatureLevel.FL_6_4
@@ -306,7 +308,15 @@ def _report(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, tol: 
     raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} elements differ: {'; '.join(parts)}")
 
 
-def run_case(device: Any, xp: Any, row_name: str, variant: str, combo: dict[str, DataType], layout_name: str) -> None:
+def run_case(
+    device: Any,
+    xp: Any,
+    row_name: str,
+    variant: str,
+    combo: dict[str, DataType],
+    layout_name: str,
+    launch_path: str | None = None,
+) -> None:
     layout = LAYOUTS[layout_name]
     in_dt, out_dt = combo["input_tensor"], combo["output_tensor"]
     rng = np.random.default_rng(seed_of(row_name, variant, in_dt.name, out_dt.name, layout_name))
@@ -317,7 +327,7 @@ def run_case(device: Any, xp: Any, row_name: str, variant: str, combo: dict[str,
             mp.setattr(reduce_plan, "DEFAULT_POLICY", LARGE_POLICY)
         got = execute(
             device, xp, row_name, variant, values, layout.axes, out_dt, layout.in_strides, layout.out_strides,
-            launch_path="two-pass reduction" if large else None,
+            launch_path="two-pass reduction" if large else launch_path,
         )  # fmt: skip
     what = f"{row_name} {variant} {in_dt.name}->{out_dt.name} {layout_name} axes={layout.axes}"
     check(got, row_name, variant, values, layout.axes, out_dt, what)
@@ -359,6 +369,21 @@ for _row in ROW_NAMES:
 @pytest.mark.parametrize(("row_name", "variant", "combo", "layout"), CASES)
 def test_matches_reference(row_name: str, variant: str, combo: dict, layout: str, device: Any, xp: Any) -> None:
     run_case(device, xp, row_name, variant, combo, layout)
+
+
+# The layouts whose reduced elements are one contiguous span per output (reduce_plan.plan_rows): with
+# GPUOPS_CUPY_ROWS_REDUCE=1 the GPU runs gpuops' rows kernel on them (issue 33), checked as the matrix is.
+ROWS_LAYOUTS = ("1d", "3d-inner", "3d-adjacent", "3d-all")
+ROWS_CASES = [p for p in CASES if p.values[3] in ROWS_LAYOUTS]
+
+
+@pytest.mark.parametrize("backend", [pytest.param(GPU, marks=pytest.mark.gpu)])
+@pytest.mark.parametrize(("row_name", "variant", "combo", "layout"), ROWS_CASES)
+def test_rows_kernel_matches_reference(
+    row_name: str, variant: str, combo: dict, layout: str, device: Any, xp: Any
+) -> None:
+    with config.override(cupy_rows_reduce=True):
+        run_case(device, xp, row_name, variant, combo, layout, launch_path="rows reduction")
 
 
 def test_every_row_variant_and_type_is_in_the_matrix() -> None:

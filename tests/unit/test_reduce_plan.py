@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
+from gpuops.layout import reduce_plan
 from gpuops.layout.reduce_plan import Layout, TwoPassPlan, TwoPassPolicy
 from gpuops.layout.reduce_plan import plan_two_pass as _plan_two_pass
 
@@ -391,3 +392,53 @@ def test_default_policy_routes_the_benchmark_shapes() -> None:
     assert outer is not None and outer.partial_sizes[1] == cols and outer.parts >= 16
     assert _plan_two_pass((rows, cols), (cols, 1), (1,)) is None  # 16384 outputs: enough blocks
     assert _plan_two_pass((1 << 16,), (1,), (0,)) is None  # small: one launch beats two
+
+
+# ---------------------------------------------------------------------------------------------
+# The rows plan (issue 33's rows kernel): one contiguous span per output, the kept axes one row axis.
+
+
+@pytest.mark.parametrize(
+    ("sizes", "strides", "out_strides", "axes", "want"),
+    [
+        # [64, 1024] over the last axis: 64 rows of 1024, output packed; 128 threads (8 elements each)
+        ((64, 1024), (1024, 1), (1, 1), (1,), (64, 1024, 1024, 1, 128)),
+        # [3, 4, 5] over the last two axes: 3 rows of 20 (axes 1, 2 merge: strides 5 = 1 * 5)
+        ((3, 4, 5), (20, 5, 1), (1, 1, 1), (1, 2), (3, 20, 20, 1, 32)),
+        # [3, 4, 5] over the last axis: kept axes 0, 1 merge into 12 rows of stride 5
+        ((3, 4, 5), (20, 5, 1), (4, 1, 1), (2,), (12, 5, 5, 1, 32)),
+        # 1-D: one row (strides 0 for the absent row axis)
+        ((37,), (1,), (1,), (0,), (1, 37, 0, 0, 32)),
+        # size-1 axes are ignored, wherever they are and whatever their strides
+        ((1, 6, 1, 300), (999, 300, 7, 1), (5, 1, 3, 1), (2, 3), (6, 300, 300, 1, 64)),
+        # 4096 per row: 256 threads (the block)
+        ((2, 4096), (4096, 1), (1, 1), (1,), (2, 4096, 4096, 1, 256)),
+    ],
+)
+def test_plan_rows(
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    out_strides: tuple[int, ...],
+    axes: tuple[int, ...],
+    want: tuple[int, ...],
+) -> None:
+    plan = reduce_plan.plan_rows(sizes, strides, out_strides, axes)
+    assert plan is not None
+    assert (plan.rows, plan.cols, plan.in_stride, plan.out_stride, plan.threads) == want
+    assert plan.rows_per_block * plan.threads == reduce_plan.ROWS_BLOCK
+
+
+@pytest.mark.parametrize(
+    ("sizes", "strides", "out_strides", "axes"),
+    [
+        ((3, 4, 5), (20, 5, 1), (4, 1, 1), (0,)),  # an outer axis: not one span per output
+        ((3, 4, 5), (20, 5, 1), (5, 1, 1), (1,)),  # the middle axis, kept axis after it
+        ((3, 4, 5), (4, 1, 12), (4, 1, 1), (2,)),  # the reduced axis is not contiguous (permuted)
+        ((3, 4, 5), (30, 7, 1), (4, 1, 1), (2,)),  # padded rows: the kept axes are not one stride run
+        ((3, 4, 5), (20, 5, 1), (16, 8, 1), (2,)),  # nor in the output
+    ],
+)
+def test_plan_rows_refuses(
+    sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
+) -> None:
+    assert reduce_plan.plan_rows(sizes, strides, out_strides, axes) is None

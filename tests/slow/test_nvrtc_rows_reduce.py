@@ -1,0 +1,60 @@
+"""Compile every reduction's rows kernel (issue 33; ``ReductionSpec.rows_kernel``) with NVRTC for the real target.
+
+The matrix of ``test_nvrtc_reduce.py``: each reduction row (REDUCE, ARGMAX, ARGMIN) x each selector value x each
+data-type mapping at FL_6_4, the one-pass spec's rows kernel at one of the four thread counts per row (32 to 256,
+rotating, so every count compiles for every row), and every count for REDUCE SUM float32. One NVRTC program per
+row (each kernel in its own namespace, the macros undefined after it); ``--device-debug`` as there.
+The emulator runs the same text in CI (the generated reduction tests' inner-axis layouts).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_nvrtc import _check_nvrtc, _require_nvrtc
+from test_nvrtc_reduce import REDUCE_ROWS, row_specs
+
+import gpuops.nvrtc as gnvrtc
+from descriptors.optable import HELPERS
+from gpuops.codegen import _HEADERS
+from gpuops.codegen.reduce import ReductionSpec
+
+pytestmark = pytest.mark.nvrtc
+
+THREADS = (32, 64, 128, 256)
+
+
+def batch(kernels: list[tuple[ReductionSpec, int]]) -> tuple[str, list[str]]:
+    """One translation unit holding each (spec, threads)'s rows kernel in a namespace of its own; the names."""
+    headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
+    helpers = tuple(dict.fromkeys(h for s, _ in kernels for h in s.helpers))
+    parts, names = [headers, HELPERS.source(helpers)], []
+    for k, (spec, threads) in enumerate(kernels):
+        name, fn = spec.rows_kernel(threads, with_preamble=False)
+        names.append(name)
+        parts.append(f"namespace gpuops_r{k} {{\n{fn}\n}}\n#undef REDUCE\n#undef POST_MAP\n")
+    return "\n".join(parts), names
+
+
+@pytest.mark.parametrize("name", sorted(REDUCE_ROWS))
+def test_rows_kernels_compile(name: str) -> None:
+    _check_nvrtc()
+    ones, _ = row_specs(name)
+    kernels = [(s, THREADS[k % len(THREADS)]) for k, s in enumerate(ones)]
+    if name == "REDUCE":
+        total = next(s for s in ones if s.name == "gpuops_reduce_sum_float32")
+        kernels += [(total, t) for t in THREADS]
+    kernels = list({(s.name, t): (s, t) for s, t in kernels}.values())  # an extern "C" name once per program
+    source, names = batch(kernels)
+    try:
+        ptx = gnvrtc.compile_source(source, f"{name.lower()}_rows.cu", debug=True)
+    except gnvrtc.NvrtcUnavailable as exc:
+        _require_nvrtc(exc)
+    for n in names:
+        assert f"{n}(" in ptx, f"{n} missing from the PTX"
+
+
+def test_rows_kernel_refuses_a_bad_thread_count() -> None:
+    ones, _ = row_specs("REDUCE")
+    for bad in (0, 1, 48, 512):
+        with pytest.raises(ValueError, match="rows kernel"):
+            ones[0].rows_kernel(bad)
