@@ -45,8 +45,8 @@ class Settings:
     rows kernels on CuPy. ``cache_dir``: the compiled tier's disk cache (None: compile in memory only).
     ``dump_source``: log each generated kernel's source on the ``gpuops`` logger when it is built.
     ``emulator_sanitize``: build the CUDA emulator's kernels with AddressSanitizer and UBSan.
-    ``cupy_rows_reduce``: gpuops' rows kernel for reductions over one contiguous span per output (issue 33; off
-    until a reduction fused into a graph runs the same kernel, so that fusing keeps every bit).
+    ``cupy_rows_reduce``: gpuops' rows kernel for reductions over one contiguous span per output (issue 33), alone
+    and fused into a graph alike (so that fusing keeps every bit); off: CuPy's ``ReductionKernel``.
     """
 
     num_threads: int | None
@@ -55,7 +55,7 @@ class Settings:
     cache_dir: Path | None
     dump_source: bool
     emulator_sanitize: bool = False
-    cupy_rows_reduce: bool = False
+    cupy_rows_reduce: bool = True
 
     def __post_init__(self) -> None:
         n = self.num_threads
@@ -119,7 +119,7 @@ VARIABLES: tuple[Variable, ...] = (
         "GPUOPS_CUPY_ROWS_REDUCE",
         "cupy_rows_reduce",
         "0 (CuPy's ReductionKernel) or 1 (gpuops' rows kernel for one contiguous span per output)",
-        "0",
+        "1",
         _flag,
     ),
     Variable("GPUOPS_CACHE_DIR", "cache_dir", "an absolute path (~ expands)", "~/.cache/gpuops", _absolute_path),
@@ -138,7 +138,7 @@ def read(environ: Mapping[str, str] | None = None) -> Settings:
     """Settings from ``environ`` (default ``os.environ``); ``ConfigError`` on the first invalid value."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {"num_threads": None, "numba": True, "cupy_fast": True, "dump_source": False}
-    values["emulator_sanitize"] = values["cupy_rows_reduce"] = False
+    values["emulator_sanitize"], values["cupy_rows_reduce"] = False, True
     values["cache_dir"] = _default_cache_dir()
     for var in VARIABLES:
         text = env.get(var.name, "")

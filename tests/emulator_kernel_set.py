@@ -32,7 +32,7 @@ ENUMERATED = (
     ("test_ops_generated", "test_matches_reference"),
     ("test_nary_generated", "test_matches_reference"),
     ("test_reduce_generated", "test_matches_reference"),
-    ("test_reduce_generated", "test_rows_kernel_matches_reference"),
+    ("test_reduce_generated", "test_reduction_kernel_on_rows_layouts"),
 )
 
 Case = tuple[object, list[TensorDesc], list[TensorDesc], Callable[[], Any] | None]
@@ -90,13 +90,14 @@ def _reduce(p: Mapping[str, Any]) -> Case:
         **{row.selector: enum_type[p["variant"]], "input_tensor": in_desc, "output_tensor": out_desc},
         axes=layout.axes,
     )
-    # "large" runs as run_case runs it: two passes from 2**14 elements; the rows kernel's cases with it on.
+    # "large" runs as run_case runs it: two passes from 2**14 elements; the ReductionKernel's cases on rows layouts
+    # with the rows kernel off.
     if layout_name == "large":
         return desc, [in_desc], [out_desc], functools.partial(_large_policy, reduce_plan, m.LARGE_POLICY)
-    if p.get("rows"):
+    if p.get("rows_off"):
         from gpuops import config
 
-        return desc, [in_desc], [out_desc], functools.partial(config.override, cupy_rows_reduce=True)
+        return desc, [in_desc], [out_desc], functools.partial(config.override, cupy_rows_reduce=False)
     return desc, [in_desc], [out_desc], None
 
 

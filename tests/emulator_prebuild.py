@@ -93,8 +93,8 @@ def _case(item: pytest.Item) -> tuple[str, dict[str, Any]] | None:
     if callspec is None or not enumerated(module, getattr(item, "originalname", item.name)):
         return None
     params = dict(callspec.params)
-    if getattr(item, "originalname", "") == "test_rows_kernel_matches_reference":
-        params["rows"] = True  # run under GPUOPS_CUPY_ROWS_REDUCE=1
+    if getattr(item, "originalname", "") == "test_reduction_kernel_on_rows_layouts":
+        params["rows_off"] = True  # run under GPUOPS_CUPY_ROWS_REDUCE=0
     return module, params
 
 

@@ -22,7 +22,7 @@ from .. import config, kernels
 from ..codegen import KernelSpec
 from ..codegen.reduce import ReductionSpec
 from ..codegen.scan import ScanSpec, line_order
-from ..layout.reduce_plan import Layout, TwoPassPlan
+from ..layout.reduce_plan import Layout, RowsPlan, TwoPassPlan
 from ..lowering import RowKind
 from .array_module import array_module
 from .base import Execute, FastPaths
@@ -338,8 +338,9 @@ class CupyBackend:
     def compile_fused_reduce(
         self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
     ) -> Any:
-        """One ``ReductionKernel`` whose map expression calls the prologue and whose post-map calls the
-        epilogue (``codegen.graph``)."""
+        """One kernel whose map expression calls the prologue and whose post-map calls the epilogue
+        (``codegen.graph``): the rows kernel where the reduction run alone would take it (``Lowering.rows``, so the
+        fused graph sums in the same order as its nodes run one by one), else a ``ReductionKernel``."""
         from ..codegen.graph import FMAD_OFF, fused_reduction_spec
 
         xp = self.xp
@@ -350,6 +351,10 @@ class CupyBackend:
             epilogue.step if epilogue is not None else None,
             epilogue.nodes if epilogue is not None else (),
         )
+        wanted = config.settings()
+        rows = reduce.rows if wanted.cupy_fast and wanted.cupy_rows_reduce else None
+        if rows is not None:
+            return self._fused_rows(spec, rows, prologue, reduce, epilogue)
         texts = (spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.post_map_expr, spec.preamble)
         key = (self.name, "fused-reduce", *texts)
 
@@ -358,6 +363,30 @@ class CupyBackend:
 
         kernel = kernels.get_or_build(key, build, lambda: spec.source)
         return _FusedReduceRun(kernel, spec, prologue, reduce, epilogue, self._views)
+
+    def _fused_rows(
+        self,
+        spec: ReductionSpec,
+        rows: RowsPlan,
+        prologue: FusedLowering | None,
+        reduce: Lowering,
+        epilogue: FusedLowering | None,
+    ) -> Any:
+        """A fused reduction on the rows kernel (``cupy_rows_reduce.FusedRowsReduceRun``)."""
+        from ..codegen.graph import fused_scalars
+        from .cupy_rows_reduce import CupyRowsReduceKernel, FusedRowsReduceRun
+
+        xp, t = self.xp, rows.threads
+        ins = [tensor for _, tensor in (prologue.inputs if prologue is not None else reduce.inputs)]
+        strided = FusedRowsReduceRun.strided(ins, reduce.axes)
+        texts = (spec.name, spec.map_expr, spec.post_map_expr, spec.preamble, spec.in_params, spec.out_params)
+        key = (self.name, "fused-reduce-rows", t, strided, *texts)
+        built = kernels.get_or_build(key, lambda: CupyRowsReduceKernel(spec, t, xp, strided))
+        values = {**(prologue.scalars if prologue is not None else {})}
+        values |= fused_scalars(epilogue.nodes, "e") if epilogue is not None else {}
+        prepared = tuple(values[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
+        output = epilogue.output if epilogue is not None else reduce.output
+        return FusedRowsReduceRun(built, ins, output, reduce.axes, prepared, reduce.count, rows, self._views, xp)
 
     def _elementwise(self, lowering: Lowering | FusedLowering) -> Any:
         """gpuops' flat/rows ``RawKernel`` where ``launch_plan`` plans one (unless ``GPUOPS_CUPY_FAST=0``),

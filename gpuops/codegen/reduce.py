@@ -176,30 +176,53 @@ extern "C" __global__ void {self.name}({", ".join(params)}) {{
   }}
 }}"""
 
-    def rows_kernel(self, threads: int, block: int = ROWS_BLOCK, *, with_preamble: bool = True) -> tuple[str, str]:
+    def rows_kernel(
+        self,
+        threads: int,
+        block: int = ROWS_BLOCK,
+        *,
+        with_preamble: bool = True,
+        strided: tuple[bool, ...] | None = None,
+    ) -> tuple[str, str]:
         """``(name, translation unit)`` of the rows kernel (issue 33; ``reduce_plan.plan_rows``): one group of
         ``threads`` threads per output, ``block // threads`` outputs per block, a grid-stride loop over them.
         Thread ``t`` of a group reduces elements ``t, t + threads, ...`` of its row (coalesced reads of the
         contiguous span), then the group combines its ``threads`` accumulators in a shared-memory tree (pairs
         ``(t, t + threads / 2)``, then half as many, ...). The same map, reduce and post-map expressions as the
         ``ReductionKernel`` (``_J``: the element's index in its row, row-major over the reduced axes); only the
-        order the accumulators are combined in differs. Parameters: the input buffer, the scalars
-        (``gpuops_n`` first), the output buffer, then rows, columns, the input's and the output's row strides
-        (elements, 64-bit). ``with_preamble=False``: without CuPy's headers and the preamble (a batch of many
-        kernels puts them, and the helpers, first once)."""
-        ((x, in_dt),), ((y, out_dt),) = self.inputs, self.outputs
+        order the accumulators are combined in differs, and it depends on the row length only.
+
+        Parameters: the input buffers, the scalars (``scalar_params``: a fused prologue's and epilogue's, then
+        ``gpuops_n``), the output buffer, the rows and columns, each input's row stride (and column stride where
+        ``strided`` says so: a fused reduction's input broadcast over the row, ``reduce_plan.line_strides``; else
+        its elements are consecutive), the output's row stride (elements, 64-bit). ``with_preamble=False``:
+        without CuPy's headers and the preamble (a batch of many kernels puts them, and the helpers, first once)."""
+        ((y, out_dt),) = self.outputs
+        strided = strided if strided is not None else (False,) * len(self.inputs)
+        if len(strided) != len(self.inputs):
+            raise ValueError(f"{self.name}: {len(strided)} column-stride flags for {len(self.inputs)} inputs")
         if threads & (threads - 1) or not 1 < threads <= block or block % threads:
             raise ValueError(f"{self.name}: rows kernel of {threads} threads per row in blocks of {block}")
-        name = f"{self.name}_rows{threads}"
+        name = f"{self.name}_rows{threads}" + ("_s" + "".join("01"[f] for f in strided) if any(strided) else "")
+        buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in self.inputs)
         scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in self.scalar_params)
+        steps = "".join(
+            f", const long long _rs_{n}" + (f", const long long _cs_{n}" if s else "")
+            for (n, _), s in zip(self.inputs, strided, strict=True)
+        )
+        lines = " ".join(f"const {C_TYPES[dt]}* _line_{n} = _raw_{n} + _row * _rs_{n};" for n, dt in self.inputs)
+        reads = " ".join(
+            f"const {C_TYPES[dt]} {n} = _line_{n}[{'_J * _cs_' + n if s else '_J'}];"
+            for (n, dt), s in zip(self.inputs, strided, strict=True)
+        )
         headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + self.preamble if with_preamble else ""
         source = f"""{headers}
 #define REDUCE(a, b) ({self.reduce_expr})
 #define POST_MAP(a) ({self.post_map_expr})
 
 typedef {self.reduce_type} _type_reduce;
-extern "C" __global__ void {name}(const {C_TYPES[in_dt]}* _raw_{x}, {scalars}{C_TYPES[out_dt]}* _raw_{y},
-    const long long _rows, const long long _cols, const long long _in_stride, const long long _out_stride) {{
+extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
+    const long long _rows, const long long _cols{steps}, const long long _out_stride) {{
   __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
   _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
   const unsigned int _tid = threadIdx.x;
@@ -210,9 +233,9 @@ extern "C" __global__ void {name}(const {C_TYPES[in_dt]}* _raw_{x}, {scalars}{C_
     const long long _row = _base + _group;
     _type_reduce _s = _type_reduce({self.identity});
     if (_row < _rows) {{
-      const {C_TYPES[in_dt]}* _line = _raw_{x} + _row * _in_stride;
+      {lines}
       for (long long _J = _lane; _J < _cols; _J += {threads}) {{
-        const {C_TYPES[in_dt]} {x} = _line[_J];
+        {reads}
         _type_reduce _a = static_cast<_type_reduce>({self.map_expr});
         _s = REDUCE(_s, _a);
       }}

@@ -25,9 +25,13 @@ import math
 
 __all__ = [
     "DEFAULT_POLICY",
+    "ROWS_BLOCK",
     "Layout",
+    "RowsPlan",
     "TwoPassPlan",
     "TwoPassPolicy",
+    "line_strides",
+    "plan_rows",
     "plan_two_pass",
 ]
 
@@ -220,3 +224,17 @@ def plan_rows(
     while threads < ROWS_BLOCK and threads * ROWS_PER_THREAD < cols:
         threads *= 2
     return RowsPlan(math.prod(sizes[i] for i in kept), cols, in_stride, out_stride, threads)
+
+
+def line_strides(sizes: tuple[int, ...], strides: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, int] | None:
+    """``(row stride, column stride)`` (elements) through which the rows kernel reads a tensor of a rows plan's
+    sizes: element ``J`` of row ``r`` at ``r * row stride + J * column stride`` (rows: the kept axes row-major,
+    ``J``: the reduced axes row-major). None when the kept axes, or the reduced ones, do not form one stride run
+    (a transposed view, a broadcast over part of the reduced axes): such an input is read through a packed copy.
+    Zero strides (broadcasts over all the kept, or all the reduced, axes) are runs too. Size-1 axes are ignored."""
+    red = set(axes)
+    kept = [i for i, s in enumerate(sizes) if s > 1 and i not in red]
+    reduced = [i for i, s in enumerate(sizes) if s > 1 and i in red]
+    row = _run_stride([sizes[i] for i in kept], [strides[i] for i in kept])
+    col = _run_stride([sizes[i] for i in reduced], [strides[i] for i in reduced])
+    return None if row is None or col is None else (row, col)

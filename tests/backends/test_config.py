@@ -110,7 +110,7 @@ def test_valid_values_are_read_at_import() -> None:
         "dump_source": True,
         "cache_dir": os.path.expanduser("~/somewhere"),
         "emulator_sanitize": True,
-        "cupy_rows_reduce": False,
+        "cupy_rows_reduce": True,
     }
 
 

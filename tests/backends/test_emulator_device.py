@@ -175,10 +175,9 @@ SMALL_TWO_PASS = reduce_plan.TwoPassPolicy(min_reduced=1024, min_total=1 << 12, 
 
 @pytest.fixture
 def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The small two-pass policy, and gpuops' rows kernel on (GPUOPS_CUPY_ROWS_REDUCE=1, issue 33)."""
+    """The small two-pass policy."""
     monkeypatch.setattr(reduce_plan, "DEFAULT_POLICY", SMALL_TWO_PASS)
-    with config.override(cupy_rows_reduce=True):
-        yield
+    yield
 
 
 @pytest.mark.parametrize(
@@ -202,17 +201,17 @@ def test_reduce(
     assert np.all(np.abs(got - want) <= 1e-5 * scale), (got, want)
 
 
-def test_rows_kernel_is_off_by_default() -> None:
-    """GPUOPS_CUPY_ROWS_REDUCE defaults to 0: an inner-axis reduction runs CuPy's ReductionKernel, as before
-    issue 33's rows kernel; with it on, the rows kernel, with the same answer within the row's bound."""
+def test_rows_kernel_is_on_by_default() -> None:
+    """GPUOPS_CUPY_ROWS_REDUCE defaults to 1: an inner-axis reduction runs issue 33's rows kernel; with it off,
+    CuPy's ReductionKernel, with the same answer within the row's bound."""
     in_desc, out_desc = TensorDesc(F32, (16, 300)), TensorDesc(F32, (16, 1))
     desc = ReduceOperatorDesc(ReduceFunction.SUM, in_desc, out_desc, axes=(1,))
     x = random_values(F32, (16, 300), RNG).ravel()
-    path, plain, _ = _both(desc, [x], out_desc)
-    assert path == "reduction"
-    with config.override(cupy_rows_reduce=True):
-        path, rows, want = _both(desc, [x], out_desc)
+    path, rows, want = _both(desc, [x], out_desc)
     assert path == "rows reduction"
+    with config.override(cupy_rows_reduce=False):
+        path, plain, _ = _both(desc, [x], out_desc)
+    assert path == "reduction"
     scale = np.abs(x.reshape(16, 300)).sum(axis=1) + 1
     assert np.all(np.abs(rows - want) <= 1e-5 * scale) and np.all(np.abs(plain - want) <= 1e-5 * scale)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_for, read_tensor, to_backend, to_host
+from helpers import buffer_elements, buffer_for, read_tensor, to_backend, to_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -386,6 +386,73 @@ def test_prologue_reduction_and_epilogue_in_one_kernel(device: gpuops.Device, xp
     assert_same(got, node_by_node(device, xp, graph, [x, y])[0], flags, "prologue + MAX + IS_NAN")
 
 
+# A reduction fused with a prologue and an epilogue on the rows kernel (issue 33): the same summation order as
+# the reduction run alone on the materialized product, whatever layout the prologue's inputs and the output have:
+# (name, axes, y's element strides over sizes (3, 4, 40), output strides over the kept sizes) -- how the kernel
+# reads each: consecutive, through a column stride, or through a packed copy; the output through its row stride or
+# a packed copy.
+FUSED_ROWS_LAYOUTS = [
+    ("packed", (2,), (160, 40, 1), None),
+    ("y-broadcast-over-the-row", (2,), (4, 1, 0), None),  # column stride 0
+    ("y-broadcast-over-the-rows", (2,), (0, 0, 1), None),  # row stride 0
+    ("y-transposed", (2,), (4, 1, 12), None),  # stored as (40, 3, 4): column stride 12
+    ("y-partly-broadcast", (1, 2), (4, 0, 1), None),  # the reduced axes form no stride run: a packed copy
+    ("output-transposed", (2,), (160, 40, 1), (1, 3, 1)),  # the kept axes of the output form no run
+]
+
+
+def fused_rows_graph(
+    dt: DataType, axes: tuple[int, ...], y_strides: tuple[int, ...], out_strides: tuple[int, ...] | None
+) -> GraphDesc:
+    """sqrt(SUM(x * y)) * 2 - 1 over ``axes`` of (3, 4, 40), y and the output through the strides given."""
+    sizes = (3, 4, 40)
+    kept = tuple(1 if a in axes else s for a, s in enumerate(sizes))
+    t, r = TensorDesc(dt, sizes), TensorDesc(dt, kept)
+    ty, out = TensorDesc(dt, sizes, y_strides), TensorDesc(dt, kept, out_strides)
+    return GraphDesc(
+        2, 1,
+        [OperatorNode(MUL(a_tensor=t, b_tensor=ty, output_tensor=t)),
+         OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=axes)),
+         OperatorNode(SQRT(input_tensor=r, output_tensor=r)),
+         OperatorNode(IDENTITY(input_tensor=r, output_tensor=out, scale_bias=ScaleBias(2.0, -1.0)))],
+        [InputEdge(0, 0, 0), InputEdge(1, 0, 1)], [OutputEdge(3, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0), IntermediateEdge(2, 0, 3, 0)],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("dt", [F32, F16])
+@pytest.mark.parametrize(("name", "axes", "y_strides", "out_strides"), FUSED_ROWS_LAYOUTS, ids=lambda v: str(v))
+def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
+    dt: DataType,
+    name: str,
+    axes: tuple[int, ...],
+    y_strides: tuple[int, ...],
+    out_strides: tuple[int, ...] | None,
+    device: gpuops.Device,
+    xp: Any,
+) -> None:
+    """sqrt(SUM(x * y)) * 2 - 1 over the inner axes of (3, 4, 40): on the CuPy path one rows-kernel launch (the
+    multiply its map, SQRT and the ScaleBias its post-map) giving the bits of the nodes run one by one, each
+    reduction on its materialized input (the rows kernel too), and within rounding of a float64 reference."""
+    sizes = (3, 4, 40)
+    graph = fused_rows_graph(dt, axes, y_strides, out_strides)
+    ty, out = graph.nodes[0].desc.b_tensor, graph.output_tensor(0)
+    rng = np.random.default_rng(seed=len(name) * 7 + len(axes))
+    x = rng.uniform(0.25, 2.0, 480).astype(dt.numpy_dtype)
+    y = rng.uniform(0.25, 2.0, buffer_elements(ty)).astype(dt.numpy_dtype)  # broadcast positions share one element
+    (got,), compiled = run_compiled(device, xp, graph, [x, y])
+    if device.backend != "numpy":
+        assert compiled.step_paths == ("rows reduction",) and compiled.kernel_count == 1
+        strided = name in ("y-broadcast-over-the-row", "y-transposed")  # y read through a column stride
+        assert ("_cs_i1" in compiled.kernel_source) == strided, compiled.kernel_source
+    assert_same(got, node_by_node(device, xp, graph, [x, y])[0], out, f"fused rows {name} {dt.name}")
+    yv = read_tensor(y, ty).astype(np.float64)
+    m = (x.astype(np.float64).reshape(sizes) * yv).astype(dt.numpy_dtype).astype(np.float64)
+    want = np.sqrt(m.sum(axis=axes, keepdims=True)) * 2 - 1
+    g = read_tensor(got, out).astype(np.float64)
+    np.testing.assert_allclose(g, want, rtol=1e-5 if dt is F32 else 4e-3)
+
+
 def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Device, xp: Any) -> None:
     """sigmoid(SUM(x)) * c (c a constant): SIGMOID reads the result alone and joins the reduction's kernel; the
     multiply reads a constant too, so it stays a kernel of its own (NumPy: a pass each). A result that is also
@@ -576,9 +643,11 @@ def test_graph_binding_errors_name_the_buffer() -> None:
 
 def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, int]:
     """The CUDA source of every fused kernel the plans of ``graphs`` launch (ElementwiseKernel, the flat/rows
-    RawKernels of one-output groups, reductions with a prologue and/or an epilogue), by kernel name; and how many
+    RawKernels of one-output groups, reductions with a prologue and/or an epilogue, as a ``ReductionKernel`` and, where
+    the layout allows, as the rows kernel), by kernel name; and how many
     fused reductions and epilogues were among them."""
     import gpuops.nvrtc as gnvrtc
+    from gpuops.backends.cupy_rows_reduce import FusedRowsReduceRun
     from gpuops.codegen.fast import fast_source
     from gpuops.codegen.graph import fused_kernel_spec, fused_reduction_spec
     from gpuops.graph_plan import FusedReduceStep, FusedStep, plan_graph
@@ -598,6 +667,11 @@ def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, in
                     [lower(d) for d in after.descs] if after is not None else [],
                 )
                 sources[spec.name] = spec.cuda_module(2, 1, True)
+                rows = lower(step.desc).rows  # the rows kernel the CuPy backend launches instead (issue 33)
+                if rows is not None:
+                    strided = FusedRowsReduceRun.strided([t for _, t in step.inputs], lower(step.desc).axes)
+                    name, source = spec.rows_kernel(rows.threads, strided=strided)
+                    sources[name] = source
                 reductions += 1
                 epilogues += after is not None
             elif isinstance(step, FusedStep):
@@ -621,8 +695,10 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     _check_nvrtc()
     graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1))), quantized_graph()[0]]
     graphs += [random_graph(seed)[0] for seed in range(80)]
+    graphs += [fused_rows_graph(F16, axes, ys, outs) for _, axes, ys, outs in FUSED_ROWS_LAYOUTS]
     sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
+    assert any("_rows32_s01" in name for name in sources), "a rows kernel reading an input through a column stride"
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

@@ -371,19 +371,20 @@ def test_matches_reference(row_name: str, variant: str, combo: dict, layout: str
     run_case(device, xp, row_name, variant, combo, layout)
 
 
-# The layouts whose reduced elements are one contiguous span per output (reduce_plan.plan_rows): with
-# GPUOPS_CUPY_ROWS_REDUCE=1 the GPU runs gpuops' rows kernel on them (issue 33), checked as the matrix is.
+# The layouts whose reduced elements are one contiguous span per output (reduce_plan.plan_rows): the GPU runs
+# gpuops' rows kernel on them (issue 33: test_matches_reference checks it); with GPUOPS_CUPY_ROWS_REDUCE=0, CuPy's
+# ReductionKernel, checked here as the matrix is.
 ROWS_LAYOUTS = ("1d", "3d-inner", "3d-adjacent", "3d-all")
 ROWS_CASES = [p for p in CASES if p.values[3] in ROWS_LAYOUTS]
 
 
 @pytest.mark.parametrize("backend", [pytest.param(GPU, marks=pytest.mark.gpu)])
 @pytest.mark.parametrize(("row_name", "variant", "combo", "layout"), ROWS_CASES)
-def test_rows_kernel_matches_reference(
+def test_reduction_kernel_on_rows_layouts(
     row_name: str, variant: str, combo: dict, layout: str, device: Any, xp: Any
 ) -> None:
-    with config.override(cupy_rows_reduce=True):
-        run_case(device, xp, row_name, variant, combo, layout, launch_path="rows reduction")
+    with config.override(cupy_rows_reduce=False):
+        run_case(device, xp, row_name, variant, combo, layout, launch_path="reduction")
 
 
 def test_every_row_variant_and_type_is_in_the_matrix() -> None:
