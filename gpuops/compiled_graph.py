@@ -32,6 +32,7 @@ from .compiled_operator import CompiledOperator
 from .cost import Cost, kernel
 from .graph_plan import FusedReduceStep, FusedStep, GraphPlan, NodeStep, Ref, composite_graph, plan_graph
 from .lowering import FusedLowering, lower
+from .row_program import plan_row_program
 
 if TYPE_CHECKING:
     from .device import Device, Operator
@@ -54,12 +55,21 @@ class CompiledGraph(CompiledOperator):
     values read across steps; a graph fused into one kernel has none), so one compiled graph may run on several
     threads at once, as an operator may (``gpuops.run`` and ``gpuops.dask`` cache and share them)."""
 
-    def __init__(self, device: Device, graph: GraphDesc, flags: ExecutionFlags, *, fuse: bool = True) -> None:
-        # CompiledOperator.__init__ compiles one descriptor; a graph compiles its steps instead.
+    def __init__(
+        self,
+        device: Device,
+        graph: GraphDesc,
+        flags: ExecutionFlags,
+        *,
+        fuse: bool = True,
+        single: tuple[Any, tuple[Ref, ...], tuple[Ref, ...]] | None = None,
+    ) -> None:
+        # CompiledOperator.__init__ compiles one descriptor; a graph compiles its steps instead. ``single``: one
+        # kernel (run, input refs, output refs) in place of the plan's steps (a composite's row program).
         self.device = device
         self.graph = graph
         self.flags = flags
-        self.plan: GraphPlan = plan_graph(graph, fuse=fuse)
+        self.plan: GraphPlan = plan_graph(graph, fuse=fuse) if single is None else GraphPlan((), ())
         backend = self._backend = device.backend_impl
         self._constants: dict[tuple[int, np.dtype], Any] = {}
         # (kernel or execute, input refs, output refs, is an operator); a constant's ref is its device buffer.
@@ -95,6 +105,11 @@ class CompiledGraph(CompiledOperator):
                 self._sources.append(fused.spec.source)
             else:
                 raise TypeError(f"compile_graph: a plan step of unknown kind {type(step).__name__}")
+        if single is not None:
+            run, run_in, run_out = single
+            self._ops.append(None)
+            self._steps.append((run, run_in, run_out, False))
+            self._sources.append(str(getattr(run, "source", "")))
         # The steps that run after one has written a graph output: ``execute`` checks their buffers before the
         # first step runs (a step before them checks its own when it runs: nothing the caller sees is written yet).
         writes = [k for k, (_, _, out_refs, _) in enumerate(self._steps) if any(r.kind == "output" for r in out_refs)]
@@ -271,7 +286,14 @@ class CompiledComposite(CompiledGraph):
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         desc = operator.desc
-        super().__init__(device, composite_graph(desc), flags)
+        # One kernel where the parts run as a row program (issue 33) and the backend has the hook (CuPy, the
+        # emulator); the plan of parts otherwise. ``cost()`` states the CuPy path's figures on every backend.
+        self.program = program = plan_row_program(desc)
+        hook = getattr(device.backend_impl, "compile_row_program", None)
+        if program is not None and hook is not None:
+            super().__init__(device, program.graph, flags, single=(hook(program), *program.refs))
+        else:
+            super().__init__(device, composite_graph(desc), flags)
         self.operator = operator
         self.row = desc.row
         backend = self._backend
@@ -299,6 +321,11 @@ class CompiledComposite(CompiledGraph):
     def _input_readers(self, k: int, t: TensorDesc) -> tuple[TensorDesc, ...]:
         """Bound as the operator is: input ``k``'s buffer is read through ``t``."""
         return (t,)
+
+    def cost(self) -> Cost:
+        """The row program's one kernel (input read once, output written once) where the composite has one, else
+        the sum of its plan's steps (``CompiledGraph.cost``)."""
+        return self.program.cost() if self.program is not None else super().cost()
 
     @property
     def launch_path(self) -> str:

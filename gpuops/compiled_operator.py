@@ -110,7 +110,8 @@ class CompiledOperator:
         """How ``execute`` runs: ``"numpy"`` (ufuncs) or ``"numba"`` (one compiled loop,
         ``gpuops.backends.numba_loops``); on CuPy and the emulator ``"flat"`` or ``"rows"``
         (gpuops' own kernels, ``gpuops.layout.launch_plan``), ``"elementwise"`` (CuPy's
-        ``ElementwiseKernel``), ``"rows reduction"`` (gpuops' rows kernel, ``reduce_plan.plan_rows``), ``"reduction"``,
+        ``ElementwiseKernel``), ``"rows reduction"`` (gpuops' rows kernel, ``reduce_plan.plan_rows``),
+        ``"columns reduction"`` (its columns kernel, ``reduce_plan.plan_columns``), ``"reduction"``,
         ``"two-pass reduction"`` or ``"scan"`` (CUMULATIVE_SUMMATION's
         ``ElementwiseKernel`` over lines)."""
         return self._kernel.launch_path

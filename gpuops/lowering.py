@@ -44,7 +44,7 @@ from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, accumulator, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
-from .layout.reduce_plan import RowsPlan, TwoPassPlan, plan_rows, plan_two_pass
+from .layout.reduce_plan import ColumnsPlan, RowsPlan, TwoPassPlan, plan_columns, plan_rows, plan_two_pass
 
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
@@ -239,6 +239,12 @@ class Lowering:
         (``reduce_plan.plan_rows``), or None (CuPy's ``ReductionKernel`` runs it)."""
         return None
 
+    @functools.cached_property
+    def columns(self) -> ColumnsPlan | None:
+        """The GPU's columns kernel plan of a one-pass reduction over an outer or a middle axis
+        (``reduce_plan.plan_columns``), or None."""
+        return None
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ElementwiseLowering(Lowering):
@@ -361,6 +367,13 @@ class ReductionLowering(Lowering):
         if self.two_pass is not None or len(self.reduction_spec.scalar_params) != 1:
             return None
         return plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+
+    @functools.cached_property
+    def columns(self) -> ColumnsPlan | None:
+        (_, inp), *_ = self.inputs
+        if self.two_pass is not None or len(self.reduction_spec.scalar_params) != 1:
+            return None
+        return plan_columns(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -4,9 +4,10 @@ Softmax and log-softmax (``DML_ACTIVATION_SOFTMAX``, ``..._LOG_SOFTMAX`` and the
 and ``DML_MEAN_VARIANCE_NORMALIZATION1``: each a reduction, an element-wise pass fused into a second reduction,
 and an element-wise pass writing the output; hardmax (``..._HARDMAX``, ``HARDMAX1``): ARGMAX, the elements' own
 indices (FILL_VALUE_SEQUENCE) and a comparison. Every part is an operator of the table, so every backend runs
-them; the CUDA path launches three kernels for each. Numerically stable as the issue asks: softmax subtracts the maximum
-before ``exp``; every sum and division of FLOAT16 and BFLOAT16 happens in float32 (``composite.compute_type``),
-rounded once into the output. Facts: docs/reference/directml.md sections 3 and 14.
+them; the CUDA path launches three kernels for each, or one (``gpuops.row_program``) where a row fits a block.
+Numerically stable as the issue asks: softmax subtracts the maximum before ``exp``; every sum and division of
+FLOAT16 and BFLOAT16 happens in float32 (``composite.compute_type``), rounded once into the output.
+Facts: docs/reference/directml.md sections 3 and 14.
 """
 
 from __future__ import annotations

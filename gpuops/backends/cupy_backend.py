@@ -22,7 +22,7 @@ from .. import config, kernels
 from ..codegen import KernelSpec
 from ..codegen.reduce import ReductionSpec
 from ..codegen.scan import ScanSpec, line_order
-from ..layout.reduce_plan import Layout, RowsPlan, TwoPassPlan
+from ..layout.reduce_plan import Layout, TwoPassPlan
 from ..lowering import RowKind
 from .array_module import array_module
 from .base import Execute, FastPaths
@@ -31,6 +31,7 @@ from .runs import BufferRun, ElementwiseRun, ReduceRun
 if TYPE_CHECKING:
     from ..binding import BindingPlan
     from ..lowering import FusedLowering, Lowering
+    from ..row_program import RowProgram
 
 __all__ = [
     "CupyBackend",
@@ -296,7 +297,8 @@ class CupyBackend:
         xp, key = self.xp, (self.name, *lowering.key)
         spec = lowering.reduction_spec
         wanted = config.settings()
-        rows = lowering.rows if wanted.cupy_fast and wanted.cupy_rows_reduce else None
+        own = wanted.cupy_fast and wanted.cupy_rows_reduce
+        rows, columns = (lowering.rows, lowering.columns) if own else (None, None)
         if rows is not None:  # one contiguous span per output: gpuops' rows kernel
             from .cupy_rows_reduce import CupyRowsReduceKernel, RowsReduceRun
 
@@ -304,6 +306,13 @@ class CupyBackend:
             built = kernels.get_or_build((*key, "rows", t), lambda: CupyRowsReduceKernel(spec, t, xp))
             ((position, _),) = lowering.inputs
             return RowsReduceRun(built, position, lowering.count, rows)
+        if columns is not None:  # an outer or a middle axis: gpuops' columns kernel
+            from .cupy_rows_reduce import ColumnsReduceRun, CupyColumnsReduceKernel
+
+            c = columns.columns
+            built = kernels.get_or_build((*key, "columns", c), lambda: CupyColumnsReduceKernel(spec, c, xp))
+            ((position, _),) = lowering.inputs
+            return ColumnsReduceRun(built, position, lowering.count, columns)
         passes = lowering.two_pass_specs
         kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
         two_pass = lowering.two_pass
@@ -352,9 +361,10 @@ class CupyBackend:
             epilogue.nodes if epilogue is not None else (),
         )
         wanted = config.settings()
-        rows = reduce.rows if wanted.cupy_fast and wanted.cupy_rows_reduce else None
-        if rows is not None:
-            return self._fused_rows(spec, rows, prologue, reduce, epilogue)
+        if wanted.cupy_fast and wanted.cupy_rows_reduce and (reduce.rows or reduce.columns) is not None:
+            from .cupy_rows_reduce import fused_run
+
+            return fused_run(spec, prologue, reduce, epilogue, (self.name, self._views, xp))
         texts = (spec.name, spec.in_params, spec.out_params, spec.map_expr, spec.post_map_expr, spec.preamble)
         key = (self.name, "fused-reduce", *texts)
 
@@ -364,29 +374,15 @@ class CupyBackend:
         kernel = kernels.get_or_build(key, build, lambda: spec.source)
         return _FusedReduceRun(kernel, spec, prologue, reduce, epilogue, self._views)
 
-    def _fused_rows(
-        self,
-        spec: ReductionSpec,
-        rows: RowsPlan,
-        prologue: FusedLowering | None,
-        reduce: Lowering,
-        epilogue: FusedLowering | None,
-    ) -> Any:
-        """A fused reduction on the rows kernel (``cupy_rows_reduce.FusedRowsReduceRun``)."""
-        from ..codegen.graph import fused_scalars
-        from .cupy_rows_reduce import CupyRowsReduceKernel, FusedRowsReduceRun
+    def compile_row_program(self, program: RowProgram) -> Any:
+        """One ``RawKernel`` for a composite's parts (``gpuops.row_program``, issue 33): its input read once, its
+        output written once (``codegen.row_program``)."""
+        from .cupy_row_program import CupyRowProgramKernel, RowProgramRun
 
-        xp, t = self.xp, rows.threads
-        ins = [tensor for _, tensor in (prologue.inputs if prologue is not None else reduce.inputs)]
-        strided = FusedRowsReduceRun.strided(ins, reduce.axes)
-        texts = (spec.name, spec.map_expr, spec.post_map_expr, spec.preamble, spec.in_params, spec.out_params)
-        key = (self.name, "fused-reduce-rows", t, strided, *texts)
-        built = kernels.get_or_build(key, lambda: CupyRowsReduceKernel(spec, t, xp, strided))
-        values = {**(prologue.scalars if prologue is not None else {})}
-        values |= fused_scalars(epilogue.nodes, "e") if epilogue is not None else {}
-        prepared = tuple(values[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
-        output = epilogue.output if epilogue is not None else reduce.output
-        return FusedRowsReduceRun(built, ins, output, reduce.axes, prepared, reduce.count, rows, self._views, xp)
+        xp, spec = self.xp, program.spec
+        key = (self.name, "row program", spec.name, spec.source)
+        built = kernels.get_or_build(key, lambda: CupyRowProgramKernel(spec, xp), lambda: spec.source)
+        return RowProgramRun(built, program)
 
     def _elementwise(self, lowering: Lowering | FusedLowering) -> Any:
         """gpuops' flat/rows ``RawKernel`` where ``launch_plan`` plans one (unless ``GPUOPS_CUPY_FAST=0``),

@@ -1,33 +1,53 @@
-"""The rows reduction on CuPy (issue 33): one ``cupy.RawKernel`` per (spec, threads per row).
+"""The rows and columns reductions on CuPy (issue 33): one ``cupy.RawKernel`` per (spec, geometry).
 
 A one-pass reduction whose reduced elements are one contiguous span per output (``reduce_plan.plan_rows``: the
 inner axes of a packed tensor, the whole of a 1-D one) runs ``codegen.reduce.ReductionSpec.rows_kernel``: a group
 of threads per row reading the span coalesced, in 256-thread blocks, instead of CuPy's ``ReductionKernel``, whose
-per-element index arithmetic and one 512-thread block per row held it to ~0.2 of copy bandwidth on an H200. The
-launch geometry and the arguments are worked out once, when the operator is compiled.
+per-element index arithmetic and one 512-thread block per row held it to ~0.2 of copy bandwidth on an H200. One
+over an outer or a middle axis (``reduce_plan.plan_columns``) runs ``ReductionSpec.columns_kernel``: neighbouring
+outputs side by side (coalesced reads along the inner axes), several lanes each down the reduced axes. The launch
+geometry and the arguments are worked out once, when the operator is compiled.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from descriptors import TensorDesc
 
+from .. import kernels
 from ..codegen.reduce import ReductionSpec
-from ..layout.reduce_plan import ROWS_BLOCK, RowsPlan, line_strides
+from ..layout.reduce_plan import ROWS_BLOCK, ColumnsPlan, RowsPlan, column_out_strides, column_strides, line_strides
 from .array_module import array_module
 
-__all__ = ["OPTIONS", "CupyRowsReduceKernel", "FusedRowsReduceRun", "RowsReduceRun"]
+if TYPE_CHECKING:
+    from ..lowering import FusedLowering, Lowering
+
+__all__ = [
+    "OPTIONS",
+    "ColumnsReduceRun",
+    "CupyColumnsReduceKernel",
+    "CupyRowsReduceKernel",
+    "FusedColumnsReduceRun",
+    "FusedRowsReduceRun",
+    "RowsReduceRun",
+    "fused_run",
+]
 
 MAX_GRID = 1 << 16  # blocks: a grid-stride loop covers more rows
 # No FMA contraction: a fused prologue's multiply and the sum's add stay two roundings, as when the nodes run one by
 # one (codegen.graph.FMAD_OFF), and a plain reduction gives the same bits as a fused one (and as the emulator, which
 # compiles with -ffp-contract=off).
 OPTIONS = ("--std=c++17", "--fmad=false")
+Views = Callable[[TensorDesc, bool], Callable[[Any], Any]]
+
+
+def _blocks(units: int, per_block: int) -> int:
+    return max(1, min(MAX_GRID, -(-units // per_block)))
 
 
 class CupyRowsReduceKernel:
@@ -43,6 +63,16 @@ class CupyRowsReduceKernel:
         self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
 
 
+class CupyColumnsReduceKernel:
+    """The columns kernel of one reduction spec for ``columns`` outputs per block (``ReductionSpec.columns_kernel``)."""
+
+    def __init__(self, spec: ReductionSpec, columns: int, xp: ModuleType | None = None) -> None:
+        cupy = xp if xp is not None else array_module("cupy")
+        self.spec = spec
+        self.name, self.source = spec.columns_kernel(columns)
+        self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
+
+
 class RowsReduceRun:
     """``execute`` of a rows reduction: the bound buffers, the count, the plan's sizes and strides."""
 
@@ -51,8 +81,7 @@ class RowsReduceRun:
     def __init__(self, kernel: CupyRowsReduceKernel, position: int, count: int, plan: RowsPlan) -> None:
         self.kernel = kernel.kernel
         self.position = position
-        blocks = max(1, min(MAX_GRID, -(-plan.rows // plan.rows_per_block)))
-        self.grid, self.block = (blocks,), (ROWS_BLOCK,)
+        self.grid, self.block = (_blocks(plan.rows, plan.rows_per_block),), (ROWS_BLOCK,)
         self.args = (np.int64(count),)
         self.sizes = tuple(np.int64(v) for v in (plan.rows, plan.cols, plan.in_stride, plan.out_stride))
 
@@ -60,17 +89,93 @@ class RowsReduceRun:
         self.kernel(self.grid, self.block, (inputs[self.position], *self.args, outputs[0], *self.sizes))
 
 
-class FusedRowsReduceRun:
-    """``execute`` of a graph's reduction with a fused prologue and/or epilogue on the rows kernel: the same rows
-    plan (hence the same summation order, and bits) as the reduction run alone on its materialized input.
+class ColumnsReduceRun:
+    """``execute`` of a columns reduction: the bound buffers, the count, the plan's sizes and strides."""
 
-    Each input is read through its row and column strides (``reduce_plan.line_strides``); one whose kept or reduced
-    axes form no stride run is first copied into a packed array (one more copy, the same values). The output is
-    written through its row stride, or into a packed array copied into the output's layout when its kept axes form
-    no run."""
+    launch_path = "columns reduction"
+
+    def __init__(self, kernel: CupyColumnsReduceKernel, position: int, count: int, plan: ColumnsPlan) -> None:
+        self.kernel = kernel.kernel
+        self.position = position
+        self.grid, self.block = (_blocks(plan.tiles, 1),), (ROWS_BLOCK,)
+        self.args = (np.int64(count),)
+        values = (plan.outer, plan.reduced, plan.inner, *plan.in_strides, *plan.out_strides)
+        self.sizes = tuple(np.int64(v) for v in values)
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        self.kernel(self.grid, self.block, (inputs[self.position], *self.args, outputs[0], *self.sizes))
+
+
+class _FusedRun:
+    """``execute`` of a graph's reduction with a fused prologue and/or epilogue on the rows or columns kernel: the
+    same plan (hence the same summation order, and bits) as the reduction run alone on its materialized input.
+
+    Each input is read through its own strides (:meth:`strides`); one whose axes form no stride run in a group is
+    first copied into a packed array (one more copy, the same values). The output is written through its strides,
+    or into a packed array copied into the output's layout when its kept axes form no run. ``sizes``: the
+    reduction input's (the inputs' own)."""
+
+    kernel_count = 1
+    grid: tuple[int]
+    block: tuple[int]
+    sizes: tuple[np.int64, ...]
+
+    def __init__(
+        self,
+        kernel: Any,
+        inputs: Sequence[TensorDesc],
+        output: TensorDesc,
+        axes: tuple[int, ...],
+        prepared: tuple[Any, ...],
+        count: int,
+        views: Views,
+        xp: ModuleType,
+        sizes: tuple[int, ...],
+    ) -> None:
+        self.kernel, self.xp, self.source = kernel.kernel, xp, kernel.source
+        self.repack: list[Callable[[Any], Any] | None] = []
+        self.steps: list[np.int64] = []
+        for t in inputs:
+            found = self.strides(t, axes)
+            self.repack.append(None if found is not None else views(t, False))
+            self.steps += [np.int64(v) for v in (found if found is not None else self.packed())]
+        out = self.output_strides(sizes, output, axes)
+        self.out_view = views(output, False) if out is None else None
+        self.out_steps = tuple(np.int64(v) for v in (out if out is not None else self.packed_output()))
+        self.out_shape, self.out_dtype = output.sizes, output.data_type.numpy_dtype
+        self.args = (*prepared, np.int64(count))
+
+    def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
+        raise NotImplementedError
+
+    def packed(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def output_strides(
+        self, sizes: tuple[int, ...], output: TensorDesc, axes: tuple[int, ...]
+    ) -> tuple[int, ...] | None:
+        """The output's strides as the kernel takes them (``sizes``: the reduction input's), or None."""
+        raise NotImplementedError
+
+    def packed_output(self) -> tuple[int, ...]:
+        """The strides of a packed array of the output's sizes."""
+        raise NotImplementedError
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        xp = self.xp
+        pairs = zip(self.repack, inputs, strict=True)
+        ins = [b if make is None else xp.ascontiguousarray(make(b)) for make, b in pairs]
+        out = outputs[0] if self.out_view is None else xp.empty(self.out_shape, self.out_dtype)
+        self.kernel(self.grid, self.block, (*ins, *self.args, out, *self.sizes))
+        if self.out_view is not None:
+            self.out_view(outputs[0])[...] = out
+
+
+class FusedRowsReduceRun(_FusedRun):
+    """A fused reduction on the rows kernel: inputs through (row, column) strides (``reduce_plan.line_strides``;
+    the kernel takes a column stride only for inputs whose columns are not consecutive, :meth:`strided`)."""
 
     launch_path = "rows reduction"
-    kernel_count = 1
 
     def __init__(
         self,
@@ -81,27 +186,14 @@ class FusedRowsReduceRun:
         prepared: tuple[Any, ...],
         count: int,
         plan: RowsPlan,
-        views: Callable[[TensorDesc, bool], Callable[[Any], Any]],
+        views: Views,
         xp: ModuleType,
+        sizes: tuple[int, ...],
     ) -> None:
-        self.kernel, self.xp = kernel.kernel, xp
-        self.source = kernel.source
-        blocks = max(1, min(MAX_GRID, -(-plan.rows // plan.rows_per_block)))
-        self.grid, self.block = (blocks,), (ROWS_BLOCK,)
-        self.repack: list[Callable[[Any], Any] | None] = []
-        steps: list[np.int64] = []
-        for t in inputs:
-            found = line_strides(t.sizes, t.element_strides, axes)
-            self.repack.append(None if found is not None else views(t, False))
-            rs, cs = found if found is not None else (plan.cols, 1)
-            steps += [np.int64(rs)] + ([np.int64(cs)] if cs != 1 else [])
-        out = line_strides(output.sizes, output.element_strides, axes)
-        self.out_view = views(output, False) if out is None else None
-        self.out_shape = output.sizes
-        self.args = (*prepared, np.int64(count))
-        out_stride = np.int64(out[0] if out is not None else 1)
-        self.sizes = (np.int64(plan.rows), np.int64(plan.cols), *steps, out_stride)
-        self.out_dtype = output.data_type.numpy_dtype
+        self.plan = plan
+        super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
+        self.grid, self.block = (_blocks(plan.rows, plan.rows_per_block),), (ROWS_BLOCK,)
+        self.sizes = (np.int64(plan.rows), np.int64(plan.cols), *self.steps, *self.out_steps)
 
     @staticmethod
     def strided(inputs: Sequence[TensorDesc], axes: tuple[int, ...]) -> tuple[bool, ...]:
@@ -109,11 +201,95 @@ class FusedRowsReduceRun:
         found = [line_strides(t.sizes, t.element_strides, axes) for t in inputs]
         return tuple(f is not None and f[1] != 1 for f in found)
 
-    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        xp = self.xp
-        pairs = zip(self.repack, inputs, strict=True)
-        ins = [b if make is None else xp.ascontiguousarray(make(b)) for make, b in pairs]
-        out = outputs[0] if self.out_view is None else xp.empty(self.out_shape, self.out_dtype)
-        self.kernel(self.grid, self.block, (*ins, *self.args, out, *self.sizes))
-        if self.out_view is not None:
-            self.out_view(outputs[0])[...] = out
+    def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
+        found = line_strides(t.sizes, t.element_strides, axes)
+        return None if found is None else found if found[1] != 1 else found[:1]
+
+    def packed(self) -> tuple[int, ...]:
+        return (self.plan.cols,)
+
+    def output_strides(
+        self, sizes: tuple[int, ...], output: TensorDesc, axes: tuple[int, ...]
+    ) -> tuple[int, ...] | None:
+        found = line_strides(output.sizes, output.element_strides, axes)
+        return None if found is None else found[:1]
+
+    def packed_output(self) -> tuple[int, ...]:
+        return (1,)
+
+
+class FusedColumnsReduceRun(_FusedRun):
+    """A fused reduction on the columns kernel: inputs through (outer, reduced, inner) strides
+    (``reduce_plan.column_strides``)."""
+
+    launch_path = "columns reduction"
+
+    def __init__(
+        self,
+        kernel: CupyColumnsReduceKernel,
+        inputs: Sequence[TensorDesc],
+        output: TensorDesc,
+        axes: tuple[int, ...],
+        prepared: tuple[Any, ...],
+        count: int,
+        plan: ColumnsPlan,
+        views: Views,
+        xp: ModuleType,
+        sizes: tuple[int, ...],
+    ) -> None:
+        self.plan = plan
+        super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
+        self.grid, self.block = (_blocks(plan.tiles, 1),), (ROWS_BLOCK,)
+        self.sizes = (np.int64(plan.outer), np.int64(plan.reduced), np.int64(plan.inner), *self.steps, *self.out_steps)
+
+    def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
+        return column_strides(t.sizes, t.element_strides, axes)
+
+    def packed(self) -> tuple[int, ...]:
+        plan = self.plan
+        return (plan.reduced * plan.inner, plan.inner, 1)
+
+    def output_strides(
+        self, sizes: tuple[int, ...], output: TensorDesc, axes: tuple[int, ...]
+    ) -> tuple[int, ...] | None:
+        return column_out_strides(sizes, output.element_strides, axes)
+
+    def packed_output(self) -> tuple[int, ...]:
+        return (self.plan.inner, 1)
+
+
+def fused_run(
+    spec: ReductionSpec,
+    prologue: FusedLowering | None,
+    reduce: Lowering,
+    epilogue: FusedLowering | None,
+    backend: tuple[str, Views, ModuleType],
+) -> _FusedRun:
+    """A fused reduction (``spec``: ``codegen.graph.fused_reduction_spec``) on the rows or the columns kernel, as
+    ``reduce`` run alone takes (``Lowering.rows``, ``Lowering.columns``); ``backend``: its name, view maker and
+    array module."""
+    from ..codegen.graph import fused_scalars
+
+    name, views, xp = backend
+    rows, columns = reduce.rows, reduce.columns
+    ins = [tensor for _, tensor in (prologue.inputs if prologue is not None else reduce.inputs)]
+    texts = (spec.name, spec.map_expr, spec.post_map_expr, spec.preamble, spec.in_params, spec.out_params)
+    values = {**(prologue.scalars if prologue is not None else {})}
+    values |= fused_scalars(epilogue.nodes, "e") if epilogue is not None else {}
+    prepared = tuple(values[n] for n, _ in spec.scalar_params[:-1])  # the count comes last
+    output = epilogue.output if epilogue is not None else reduce.output
+    (_, inp), *_ = reduce.inputs
+    if rows is not None:
+        t, strided = rows.threads, FusedRowsReduceRun.strided(ins, reduce.axes)
+        key = (name, "fused-reduce-rows", t, strided, *texts)
+        built = kernels.get_or_build(key, lambda: CupyRowsReduceKernel(spec, t, xp, strided))
+        return FusedRowsReduceRun(built, ins, output, reduce.axes, prepared, reduce.count, rows, views, xp, inp.sizes)
+    if columns is None:
+        raise TypeError(f"{reduce.row.name}: a fused reduction on gpuops' kernels without a rows or columns plan")
+    c = columns.columns
+    built_c = kernels.get_or_build(
+        (name, "fused-reduce-columns", c, *texts), lambda: CupyColumnsReduceKernel(spec, c, xp)
+    )
+    return FusedColumnsReduceRun(
+        built_c, ins, output, reduce.axes, prepared, reduce.count, columns, views, xp, inp.sizes
+    )

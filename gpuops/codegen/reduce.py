@@ -260,6 +260,78 @@ extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
 """
         return name, source
 
+    def columns_kernel(self, columns: int, block: int = ROWS_BLOCK, *, with_preamble: bool = True) -> tuple[str, str]:
+        """``(name, translation unit)`` of the columns kernel (issue 33; ``reduce_plan.plan_columns``): a reduction
+        over an outer or a middle axis. A block is ``columns`` neighbouring outputs (consecutive inner indices:
+        coalesced reads) x ``block // columns`` lanes; lane ``l`` reduces ``J = l, l + lanes, ...`` of its output
+        in order, then the lanes combine in a shared-memory tree (pairs ``(l, l + lanes / 2)``, ...); a grid-stride
+        loop over the tiles of outputs. The map, reduce and post-map expressions of the ``ReductionKernel``
+        (``_J``: the index over the reduced axes, row-major); the order depends on the shape only.
+
+        Parameters: the input buffers, the scalars (``scalar_params``), the output buffer, the outer, reduced and
+        inner sizes, each input's outer, reduced and inner strides, the output's outer and inner strides
+        (elements, 64-bit)."""
+        ((y, out_dt),) = self.outputs
+        if columns & (columns - 1) or not 1 < columns < block or block % columns:
+            raise ValueError(f"{self.name}: columns kernel of {columns} columns in blocks of {block}")
+        lanes = block // columns
+        name = f"{self.name}_cols{columns}"
+        buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in self.inputs)
+        scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in self.scalar_params)
+        steps = "".join(
+            f", const long long _so_{n}, const long long _sr_{n}, const long long _si_{n}" for n, _ in self.inputs
+        )
+        lines = " ".join(
+            f"const {C_TYPES[dt]}* _line_{n} = _raw_{n} + _o * _so_{n} + _i * _si_{n};" for n, dt in self.inputs
+        )
+        reads = " ".join(f"const {C_TYPES[dt]} {n} = _line_{n}[_J * _sr_{n}];" for n, dt in self.inputs)
+        headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + self.preamble if with_preamble else ""
+        source = f"""{headers}
+#define REDUCE(a, b) ({self.reduce_expr})
+#define POST_MAP(a) ({self.post_map_expr})
+
+typedef {self.reduce_type} _type_reduce;
+extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
+    const long long _outer, const long long _reduced, const long long _inner{steps},
+    const long long _out_so, const long long _out_si) {{
+  __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
+  _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
+  const unsigned int _tid = threadIdx.x;
+  const unsigned int _col = _tid & {columns - 1}u;
+  const long long _lane = _tid / {columns}u;
+  const long long _per_outer = (_inner + {columns - 1}) / {columns};
+  for (long long _tile = blockIdx.x; _tile < _outer * _per_outer; _tile += gridDim.x) {{
+    const long long _o = _tile / _per_outer;
+    const long long _i = (_tile % _per_outer) * {columns} + _col;
+    _type_reduce _s = _type_reduce({self.identity});
+    if (_i < _inner) {{
+      {lines}
+      for (long long _J = _lane; _J < _reduced; _J += {lanes}) {{
+        {reads}
+        _type_reduce _a = static_cast<_type_reduce>({self.map_expr});
+        _s = REDUCE(_s, _a);
+      }}
+    }}
+    _sdata[_tid] = _s;
+    __syncthreads();
+    for (unsigned int _half = {lanes // 2}u; _half > 0; _half >>= 1) {{
+      if (_lane < _half) {{
+        _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half * {columns}u];
+        _sdata[_tid] = REDUCE(_a, _b);
+      }}
+      __syncthreads();
+    }}
+    if (_lane == 0 && _i < _inner) {{
+      _s = _sdata[_tid];
+      {C_TYPES[out_dt]} &{y} = _raw_{y}[_o * _out_so + _i * _out_si];
+      POST_MAP(_s);
+    }}
+    __syncthreads();
+  }}
+}}
+"""
+        return name, source
+
     def cuda_module(self, in_ndim: int = 2, out_ndim: int = 1, index_32_bits: bool = True) -> str:
         """The full translation unit (CuPy's headers first), for NVRTC checks."""
         headers = "".join(f"#include <{h}>\n" for h in _HEADERS)

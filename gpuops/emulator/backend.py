@@ -16,6 +16,7 @@ from typing import Any
 
 from ..backends.cupy_backend import CupyBackend
 from ..lowering import FusedLowering, Lowering
+from ..row_program import RowProgram
 from . import kernels as emulated_kernels
 from . import launches, memory, runtime
 
@@ -74,6 +75,9 @@ class EmulatorBackend(CupyBackend):
         self, prologue: FusedLowering | None, reduce: Lowering, epilogue: FusedLowering | None = None
     ) -> Any:
         return _EmulatedKernel(super().compile_fused_reduce(prologue, reduce, epilogue), "GRAPH (fused reduction)")
+
+    def compile_row_program(self, program: RowProgram) -> Any:
+        return _EmulatedKernel(super().compile_row_program(program), program.row_name)
 
     def adopt(self, x: object, what: str) -> Any:
         """``x`` as an emulator array. Host arrays are refused, as CuPy refuses them, so that code passing

@@ -26,11 +26,15 @@ import math
 __all__ = [
     "DEFAULT_POLICY",
     "ROWS_BLOCK",
+    "ColumnsPlan",
     "Layout",
     "RowsPlan",
     "TwoPassPlan",
     "TwoPassPolicy",
+    "column_out_strides",
+    "column_strides",
     "line_strides",
+    "plan_columns",
     "plan_rows",
     "plan_two_pass",
 ]
@@ -238,3 +242,97 @@ def line_strides(sizes: tuple[int, ...], strides: tuple[int, ...], axes: tuple[i
     row = _run_stride([sizes[i] for i in kept], [strides[i] for i in kept])
     col = _run_stride([sizes[i] for i in reduced], [strides[i] for i in reduced])
     return None if row is None or col is None else (row, col)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ColumnsPlan:
+    """A reduction over axes with kept axes after them (an outer or a middle axis: issue 33's columns kernel,
+    ``codegen.reduce.columns_kernel``): output ``(o, i)`` (``o`` over the kept axes before the reduced ones, ``i``
+    over those after, each row-major) reduces ``x[o, J, i]`` over ``J`` (the reduced axes row-major). A block of
+    256 threads is ``columns`` neighbouring outputs (consecutive ``i``: coalesced reads) x ``lanes`` threads each;
+    lane ``l`` reduces ``J = l, l + lanes, ...``, then the lanes combine in a tree. ``*_strides``: the input's
+    (outer, reduced, inner) and the output's (outer, inner) element strides."""
+
+    outer: int
+    reduced: int
+    inner: int
+    in_strides: tuple[int, int, int]
+    out_strides: tuple[int, int]
+    columns: int
+
+    @property
+    def lanes(self) -> int:
+        return ROWS_BLOCK // self.columns
+
+    @property
+    def tiles(self) -> int:
+        """Blocks' worth of outputs: ``outer`` x the inner outputs in tiles of ``columns``."""
+        return self.outer * -(-self.inner // self.columns)
+
+
+def _column_groups(sizes: tuple[int, ...], axes: tuple[int, ...]) -> tuple[list[int], list[int], list[int]] | None:
+    """The (outer kept, reduced, inner kept) axes of size > 1 when the reduced ones are adjacent and some kept axis
+    follows them, else None."""
+    red = set(axes)
+    dims = [i for i, s in enumerate(sizes) if s > 1]
+    reduced = [i for i in dims if i in red]
+    if not reduced:
+        return None
+    first, last = dims.index(reduced[0]), dims.index(reduced[-1])
+    if last - first + 1 != len(reduced) or last == len(dims) - 1:
+        return None
+    return dims[:first], reduced, dims[last + 1 :]
+
+
+def column_strides(
+    sizes: tuple[int, ...], strides: tuple[int, ...], axes: tuple[int, ...]
+) -> tuple[int, int, int] | None:
+    """The (outer, reduced, inner) element strides through which the columns kernel reads a tensor of a columns
+    plan's sizes, or None when one of the three groups forms no stride run (then a packed copy is read)."""
+    groups = _column_groups(sizes, axes)
+    if groups is None:
+        return None
+    found = [_run_stride([sizes[i] for i in g], [strides[i] for i in g]) for g in groups]
+    if any(f is None for f in found):
+        return None
+    so, sr, si = found
+    return (so or 0, sr or 0, si or 0)
+
+
+def column_out_strides(
+    sizes: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
+) -> tuple[int, int] | None:
+    """The (outer, inner) element strides of a columns plan's output (``sizes``: the reduction input's), or None
+    when its outer or inner kept axes form no stride run."""
+    groups = _column_groups(sizes, axes)
+    if groups is None:
+        return None
+    outer, _, inner = groups
+    so, si = (_run_stride([sizes[i] for i in g], [out_strides[i] for i in g]) for g in (outer, inner))
+    return None if so is None or si is None else (so, si)
+
+
+def plan_columns(
+    sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
+) -> ColumnsPlan | None:
+    """The columns plan of a reduction, or None: its reduced axes (of size > 1) must be adjacent with a kept axis
+    after them, and the input's three groups (outer kept, reduced, inner kept) and the output's two kept ones must
+    each form one stride run, the input's inner one of stride 1 (coalesced)."""
+    groups = _column_groups(sizes, axes)
+    found = column_strides(sizes, strides, axes)
+    out = column_out_strides(sizes, out_strides, axes)
+    if groups is None or found is None or found[2] != 1 or out is None:
+        return None
+    outer, reduced, inner = groups
+    n_inner = math.prod(sizes[i] for i in inner)
+    columns = 1
+    while columns < 32 and columns < n_inner:
+        columns *= 2
+    return ColumnsPlan(
+        math.prod(sizes[i] for i in outer),
+        math.prod(sizes[i] for i in reduced),
+        n_inner,
+        found,
+        out,
+        columns,
+    )

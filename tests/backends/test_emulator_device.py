@@ -184,7 +184,8 @@ def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     ("function", "shape", "axes", "path"),
     [
         (ReduceFunction.SUM, (16, 300), (1,), "rows reduction"),  # one contiguous span per output
-        (ReduceFunction.SUM, (300, 16), (0,), "reduction"),
+        (ReduceFunction.SUM, (300, 16), (0,), "columns reduction"),  # an outer axis, kept axes after it
+        (ReduceFunction.SUM, (16, 300, 5), (0, 2), "reduction"),  # reduced axes not adjacent: CuPy's kernel
         (ReduceFunction.MAX, (3, 40, 5), (0, 2), "reduction"),
         (ReduceFunction.SUM, (5003,), (0,), "two-pass reduction"),  # 19 parts of 263, and a remainder of 6
     ],

@@ -398,6 +398,12 @@ FUSED_ROWS_LAYOUTS = [
     ("y-transposed", (2,), (4, 1, 12), None),  # stored as (40, 3, 4): column stride 12
     ("y-partly-broadcast", (1, 2), (4, 0, 1), None),  # the reduced axes form no stride run: a packed copy
     ("output-transposed", (2,), (160, 40, 1), (1, 3, 1)),  # the kept axes of the output form no run
+    # The columns kernel (an outer or a middle axis): (outer, reduced, inner) strides per input.
+    ("middle-axis", (1,), (160, 40, 1), None),
+    ("outer-axis", (0,), (160, 40, 1), None),
+    ("middle-y-broadcast", (1,), (40, 0, 1), None),  # reduced stride 0
+    ("outer-y-partly-broadcast", (0, 1), (0, 40, 1), None),  # the reduced axes form no run: a packed copy
+    ("outer-output-transposed", (0,), (160, 40, 1), (1, 1, 4)),  # the output's inner axes form no run
 ]
 
 
@@ -431,9 +437,10 @@ def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
     device: gpuops.Device,
     xp: Any,
 ) -> None:
-    """sqrt(SUM(x * y)) * 2 - 1 over the inner axes of (3, 4, 40): on the CuPy path one rows-kernel launch (the
-    multiply its map, SQRT and the ScaleBias its post-map) giving the bits of the nodes run one by one, each
-    reduction on its materialized input (the rows kernel too), and within rounding of a float64 reference."""
+    """sqrt(SUM(x * y)) * 2 - 1 over axes of (3, 4, 40): on the CuPy path one launch of gpuops' rows kernel (inner
+    axes) or columns kernel (an outer or a middle axis), the multiply its map, SQRT and the ScaleBias its post-map,
+    giving the bits of the nodes run one by one, each reduction on its materialized input (the same kernel), and
+    within rounding of a float64 reference."""
     sizes = (3, 4, 40)
     graph = fused_rows_graph(dt, axes, y_strides, out_strides)
     ty, out = graph.nodes[0].desc.b_tensor, graph.output_tensor(0)
@@ -442,7 +449,8 @@ def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
     y = rng.uniform(0.25, 2.0, buffer_elements(ty)).astype(dt.numpy_dtype)  # broadcast positions share one element
     (got,), compiled = run_compiled(device, xp, graph, [x, y])
     if device.backend != "numpy":
-        assert compiled.step_paths == ("rows reduction",) and compiled.kernel_count == 1
+        path = "rows reduction" if axes[-1] == 2 else "columns reduction"
+        assert compiled.step_paths == (path,) and compiled.kernel_count == 1
         strided = name in ("y-broadcast-over-the-row", "y-transposed")  # y read through a column stride
         assert ("_cs_i1" in compiled.kernel_source) == strided, compiled.kernel_source
     assert_same(got, node_by_node(device, xp, graph, [x, y])[0], out, f"fused rows {name} {dt.name}")
@@ -667,10 +675,13 @@ def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, in
                     [lower(d) for d in after.descs] if after is not None else [],
                 )
                 sources[spec.name] = spec.cuda_module(2, 1, True)
-                rows = lower(step.desc).rows  # the rows kernel the CuPy backend launches instead (issue 33)
-                if rows is not None:
-                    strided = FusedRowsReduceRun.strided([t for _, t in step.inputs], lower(step.desc).axes)
-                    name, source = spec.rows_kernel(rows.threads, strided=strided)
+                low = lower(step.desc)  # the rows or columns kernel the CuPy backend launches instead (issue 33)
+                if low.rows is not None:
+                    strided = FusedRowsReduceRun.strided([t for _, t in step.inputs], low.axes)
+                    name, source = spec.rows_kernel(low.rows.threads, strided=strided)
+                    sources[name] = source
+                elif low.columns is not None:
+                    name, source = spec.columns_kernel(low.columns.columns)
                     sources[name] = source
                 reductions += 1
                 epilogues += after is not None
@@ -699,6 +710,7 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
     assert any("_rows32_s01" in name for name in sources), "a rows kernel reading an input through a column stride"
+    assert any("_cols32" in name for name in sources), "a columns kernel"
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

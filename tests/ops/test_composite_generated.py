@@ -374,23 +374,140 @@ def test_output_may_not_alias_the_input(device: gpuops.Device, xp: Any) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(
-    ("name", "fields", "kernels"),
+    ("name", "sizes", "fields", "kernels"),
     [
-        ("ACTIVATION_SOFTMAX1", {"axes": (1,)}, 3),  # max; sum of exp(x - max); exp(x - max) / sum
-        ("ACTIVATION_LOG_SOFTMAX1", {"axes": (0, 1)}, 3),  # the log runs in the sum's epilogue
-        ("ACTIVATION_HARDMAX1", {"axes": (1,)}, 3),  # ARGMAX; the index sequence; compare and cast
-        (MVN, {"axes": (1,)}, 3),  # mean; variance (epsilon and sqrt in its epilogue); normalize
-        (MVN, {"axes": (1,), "normalize_variance": False}, 2),
+        # Rows of 40 contiguous elements: one row program (32 threads a row, 2 elements each).
+        ("ACTIVATION_SOFTMAX1", (6, 40), {"axes": (1,)}, 1),
+        ("ACTIVATION_LOG_SOFTMAX1", (6, 40), {"axes": (0, 1)}, 1),  # one row of 240
+        ("ACTIVATION_SOFTMAX", (6, 40), {}, 1),
+        (MVN, (6, 40), {"axes": (1,)}, 1),
+        (MVN, (6, 40), {"axes": (1,), "normalize_variance": False}, 1),
+        # The parts: every element-wise part fuses into a reduction or the final pass.
+        ("ACTIVATION_SOFTMAX1", (6, 40), {"axes": (0,)}, 3),  # max; sum of exp(x - max); exp(x - max) / sum
+        ("ACTIVATION_LOG_SOFTMAX1", (2, 4097), {"axes": (1,)}, 3),  # longer than 256 x 16; the log in an epilogue
+        ("ACTIVATION_HARDMAX1", (6, 40), {"axes": (1,)}, 3),  # ARGMAX; the index sequence; compare and cast
+        (MVN, (6, 40), {"axes": (0,)}, 3),  # mean; variance (epsilon and sqrt in its epilogue); normalize
+        (MVN, (6, 40), {"axes": (0,), "normalize_variance": False}, 2),
     ],
 )
-def test_kernel_counts(name: str, fields: dict, kernels: int) -> None:
-    """On the CUDA path every element-wise part fuses into a reduction or the final pass."""
+def test_kernel_counts(name: str, sizes: tuple[int, ...], fields: dict, kernels: int) -> None:
+    """On the CUDA path a composite over one contiguous span per row that fits 256 threads x 16 elements is one
+    row program (issue 33); the others run their parts."""
     from conftest import GPU
 
     device = gpuops.Device(GPU)
-    op = device.compile_operator(device.create_operator(_desc(name, (6, 40), **fields)))
+    op = device.compile_operator(device.create_operator(_desc(name, sizes, **fields)))
     assert op.kernel_count == kernels
     assert op.launch_path == "composite" and op.operator_name == name
+    assert (op.step_paths == ("row program",)) == (kernels == 1), op.step_paths
+
+
+# Which cases of test_matches_reference run as one row program on the CUDA path (by hand: their reduced axes are
+# one contiguous span per row of the input and the output, and they are not HARDMAX's).
+ROW_PROGRAM_IDS = {
+    **dict.fromkeys(("ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX"), {"vector", "batch", "leading-ones", "padded",
+                                                                       "bcast"}),
+    **dict.fromkeys(("ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1"), {"last", "all", "wide"}),
+    MVN: {"cross-channel", "no-variance", "relu", "elu", "scale-only", "1d"},
+}  # fmt: skip
+
+
+def case_desc(name: str, dt: DataType, case: tuple) -> Any:
+    """The descriptor ``run_case`` builds for ``case``."""
+    _, sizes, in_st, out_st, params = case
+    fields: dict[str, Any] = {k: params[k] for k in ("axes", "normalize_variance", "epsilon") if k in params}
+    if name == MVN:
+        for role in ("scale", "bias"):
+            fields[f"{role}_tensor"] = TensorDesc(dt, params[role]) if role in params else None
+        if "activation" in params:
+            fields["fused_activation"] = desc_class(params["activation"])(**params.get("activation_params", {}))
+    return desc_class(name)(input_tensor=TensorDesc(dt, sizes, in_st), output_tensor=TensorDesc(dt, sizes, out_st),
+                            **fields)  # fmt: skip
+
+
+@pytest.mark.gpu
+def test_reference_cases_take_the_row_program_where_they_fit() -> None:
+    """test_matches_reference runs both paths on the GPU: the cases listed in ROW_PROGRAM_IDS as one row program,
+    the others as their parts (compiled here, not run)."""
+    from conftest import GPU
+
+    device = gpuops.Device(GPU)
+    for row in COMPOSITE_ROWS:
+        for case in cases_of(row.name):
+            op = device.compile_operator(device.create_operator(case_desc(row.name, F32, case)))
+            one = case[0] in ROW_PROGRAM_IDS.get(row.name, set())
+            assert (op.step_paths == ("row program",)) == one, (row.name, case[0], op.step_paths)
+            assert op.kernel_count == (1 if one else len(op.step_paths)) and (one or op.kernel_count >= 2)
+
+
+@pytest.mark.gpu
+def test_cupy_fast_off_runs_the_parts() -> None:
+    """GPUOPS_CUPY_FAST=0 (CuPy's own kernels only) runs a composite that fits a row program as its parts, and
+    ``cost()`` says so."""
+    from conftest import GPU
+
+    from gpuops import config
+
+    device = gpuops.Device(GPU)
+    desc = _desc("ACTIVATION_SOFTMAX1", (6, 40), axes=(1,))
+    with config.override(cupy_fast=False):
+        op = device.compile_operator(device.create_operator(desc))
+    assert op.kernel_count == 3 and "row program" not in op.step_paths and op.cost().launches == 3
+
+
+# (row, data type, case, kernels on the CUDA path): the row program's geometries and reads, and its fallback.
+ROW_PROGRAM_CASES = [
+    ("ACTIVATION_SOFTMAX1", F32, ("one", (5, 1), None, None, {"axes": (1,)}), 1),  # a row of one element
+    ("ACTIVATION_LOG_SOFTMAX1", F16, ("one", (5, 1), None, None, {"axes": (1,)}), 1),
+    ("ACTIVATION_SOFTMAX1", F32, ("t256", (3, 3000), None, None, {"axes": (1,)}), 1),  # 256 threads x 12 of 16
+    ("ACTIVATION_SOFTMAX", F64, ("t128", (2, 1000), None, None, {}), 1),  # 128 threads x 8
+    # 37 rows (4 per block: not a multiple), a padded output
+    ("ACTIVATION_LOG_SOFTMAX1", BF16, ("rows", (37, 100), None, (128, 1), {"axes": (1,)}), 1),
+    ("ACTIVATION_SOFTMAX1", F32, ("long", (2, 4097), None, None, {"axes": (1,)}), 3),  # over 256 x 16: the parts
+    # ScaleTensor and BiasTensor along the columns (two column dimensions, one)
+    (MVN, F32, ("cols", (2, 3, 4), None, None, {"axes": (1, 2), "scale": (1, 3, 1), "bias": (1, 1, 4)}), 1),
+    # three row dimensions; no variance
+    (MVN, F16, ("rows3", (2, 3, 4, 5), None, None, {"axes": (3,), "scale": (2, 1, 4, 1),
+                                                    "normalize_variance": False}), 1),
+    (MVN, BF16, ("strided", (4, 33), (40, 1), (35, 1), {"axes": (1,), "bias": (4, 1), "epsilon": 0.01}), 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "dt", "case", "kernels"),
+    ROW_PROGRAM_CASES,
+    ids=[f"{c[0]}-{c[1].name}-{c[2][0]}" for c in ROW_PROGRAM_CASES],
+)
+def test_row_program_matches_reference(
+    name: str, dt: DataType, case: tuple, kernels: int, device: gpuops.Device, xp: Any
+) -> None:
+    """Row programs of each geometry (threads x elements per thread), rows not filling the last block, strided
+    outputs, ScaleTensor and BiasTensor read along rows and along columns; and a row too long for one (the parts),
+    against the float64 formulas within the row's bound."""
+    if device.backend != "numpy":
+        op = device.compile_operator(device.create_operator(case_desc(name, dt, case)))
+        assert op.kernel_count == kernels and (op.step_paths == ("row program",)) == (kernels == 1)
+    got, ref, n, extras = run_case(device, xp, name, dt, case)
+    check(name, dt, got, ref, n, **extras)
+
+
+@pytest.mark.parametrize("name", ["ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1"])
+@pytest.mark.parametrize("dt", [F32, F16], ids=lambda d: d.name)
+def test_row_program_special_rows(name: str, dt: DataType, device: gpuops.Device, xp: Any) -> None:
+    """Rows of one program with NaN, +inf, all -inf and -inf among finite values next to an ordinary row: each
+    row's result is its own (softmax: NaN over a row with a NaN or +inf, or of -inf only; 0 at -inf elsewhere;
+    log-softmax: -inf there), as the float64 formula gives."""
+    x = np.random.default_rng(5).standard_normal((5, 40)) * 3
+    x[1, 7] = NAN
+    x[2, 30] = INF
+    x[3, :] = -INF
+    x[4, ::3] = -INF
+    arr = x.astype(dt.numpy_dtype)
+    got, ref, n, _ = run_case(device, xp, name, dt, ("edge", arr.shape, None, None, {"axes": (1,)}), x=arr)
+    assert np.isnan(got[1:4]).all() and not np.isnan(got[[0, 4]]).any()
+    want = 0.0 if name == "ACTIVATION_SOFTMAX1" else -INF
+    assert (got[4, ::3] == want).all()
+    check(name, dt, got, ref, n)
 
 
 def test_composite_node_in_a_graph(device: gpuops.Device, xp: Any) -> None:
@@ -519,3 +636,55 @@ def test_one_compiled_composite_runs_on_many_threads(device: gpuops.Device, xp: 
     for x, got in zip(xs, results, strict=True):
         check("ACTIVATION_SOFTMAX1", F32, got.astype(np.float64), REFERENCES["ACTIVATION_SOFTMAX1"](
             x.astype(np.float64), {"axes": (1,)}), 33)  # fmt: skip
+
+
+# (row, data type, sizes, fields): row programs whose parts also run one by one on the rows reduction kernel.
+BITWISE_CASES = [
+    ("ACTIVATION_SOFTMAX1", F32, (6, 40), {"axes": (1,)}),
+    ("ACTIVATION_LOG_SOFTMAX", F16, (3, 257), {}),
+    ("ACTIVATION_SOFTMAX1", F32, (3, 3000), {"axes": (1,)}),
+    (MVN, F32, (2, 3, 4, 5), {"axes": (2, 3), "scale": (1, 3, 1, 1), "bias": (1, 3, 1, 1), "act": "ACTIVATION_ELU"}),
+    (MVN, BF16, (4, 33), {"axes": (1,), "normalize_variance": False, "bias": (1, 33)}),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("name", "dt", "sizes", "fields"), BITWISE_CASES, ids=lambda v: getattr(v, "name", None))
+def test_row_program_equals_its_parts_bit_for_bit(name: str, dt: DataType, sizes: tuple, fields: dict) -> None:
+    """The row program computes each part as the part's own kernel does, rounding to the part's output type, and
+    sums in the rows reduction kernel's order (each thread its columns t, t + threads, ..., then the tree): its
+    output equals, bit for bit, the composite's parts run one operator at a time (``fuse=False``) with REDUCE on
+    the rows kernel (``cupy_rows_reduce``)."""
+    from conftest import GPU
+
+    from descriptors import ExecutionFlags
+    from gpuops import config
+    from gpuops.compiled_graph import CompiledGraph
+    from gpuops.graph_plan import composite_graph
+
+    device = gpuops.Device(GPU)
+    xp = device.backend_impl.xp
+    rng = np.random.default_rng(11)
+    t = TensorDesc(dt, sizes)
+    extra: dict[str, Any] = {k: v for k, v in fields.items() if k == "axes"}
+    if name == MVN:
+        for role in ("scale", "bias"):
+            extra[f"{role}_tensor"] = TensorDesc(dt, fields[role]) if role in fields else None
+        extra["normalize_variance"] = fields.get("normalize_variance", True)
+        if "act" in fields:
+            extra["fused_activation"] = desc_class(fields["act"])(alpha=0.5)
+    desc = desc_class(name)(input_tensor=t, output_tensor=t, **extra)
+    tensors = desc.input_tensors  # None for an absent ScaleTensor or BiasTensor
+    bufs = [
+        None if d is None else to_backend(xp, buffer_for(d, (rng.standard_normal(d.sizes) * 3).astype(dt.numpy_dtype)))
+        for d in tensors
+    ]
+    op = device.compile_operator(device.create_operator(desc))
+    assert op.step_paths == ("row program",)
+    with config.override(cupy_rows_reduce=True):
+        parts = CompiledGraph(device, composite_graph(desc), ExecutionFlags.NONE, fuse=False)
+    assert "rows reduction" in parts.step_paths and len(parts.step_paths) > 3, parts.step_paths
+    one, apart = (to_backend(xp, buffer_for(t, np.zeros(sizes))) for _ in range(2))
+    op.execute(bufs, [one])
+    parts.execute([b for b in bufs if b is not None], [apart])
+    assert np.array_equal(uint_view(to_host(one)), uint_view(to_host(apart)))

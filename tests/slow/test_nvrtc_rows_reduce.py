@@ -1,8 +1,10 @@
-"""Compile every reduction's rows kernel (issue 33; ``ReductionSpec.rows_kernel``) with NVRTC for the real target.
+"""Compile every reduction's rows and columns kernels (issue 33; ``ReductionSpec.rows_kernel``,
+``ReductionSpec.columns_kernel``) with NVRTC for the real target.
 
 The matrix of ``test_nvrtc_reduce.py``: each reduction row (REDUCE, ARGMAX, ARGMIN) x each selector value x each
 data-type mapping at FL_6_4, the one-pass spec's rows kernel at one of the four thread counts per row (32 to 256,
-rotating, so every count compiles for every row), and every count for REDUCE SUM float32. One NVRTC program per
+rotating, so every count compiles for every row) and its columns kernel at one of the five column counts (2 to 32,
+rotating), and every count of both for REDUCE SUM float32. One NVRTC program per
 row (each kernel in its own namespace, the macros undefined after it); ``--device-debug`` as there.
 The emulator runs the same text in CI (the generated reduction tests' inner-axis layouts).
 """
@@ -21,15 +23,18 @@ from gpuops.codegen.reduce import ReductionSpec
 pytestmark = pytest.mark.nvrtc
 
 THREADS = (32, 64, 128, 256)
+COLUMNS = (2, 4, 8, 16, 32)
 
 
 def batch(kernels: list[tuple[ReductionSpec, int]]) -> tuple[str, list[str]]:
-    """One translation unit holding each (spec, threads)'s rows kernel in a namespace of its own; the names."""
+    """One translation unit holding each (spec, n)'s kernel in a namespace of its own (n: threads per row of the
+    rows kernel, or minus the columns of the columns kernel); the names."""
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
     helpers = tuple(dict.fromkeys(h for s, _ in kernels for h in s.helpers))
     parts, names = [headers, HELPERS.source(helpers)], []
-    for k, (spec, threads) in enumerate(kernels):
-        name, fn = spec.rows_kernel(threads, with_preamble=False)
+    for k, (spec, n) in enumerate(kernels):
+        made = spec.rows_kernel(n, with_preamble=False) if n > 0 else spec.columns_kernel(-n, with_preamble=False)
+        name, fn = made
         names.append(name)
         parts.append(f"namespace gpuops_r{k} {{\n{fn}\n}}\n#undef REDUCE\n#undef POST_MAP\n")
     return "\n".join(parts), names
@@ -40,9 +45,10 @@ def test_rows_kernels_compile(name: str) -> None:
     _check_nvrtc()
     ones, _ = row_specs(name)
     kernels = [(s, THREADS[k % len(THREADS)]) for k, s in enumerate(ones)]
+    kernels += [(s, -COLUMNS[k % len(COLUMNS)]) for k, s in enumerate(ones)]
     if name == "REDUCE":
         total = next(s for s in ones if s.name == "gpuops_reduce_sum_float32")
-        kernels += [(total, t) for t in THREADS]
+        kernels += [(total, t) for t in THREADS] + [(total, -c) for c in COLUMNS]
     kernels = list({(s.name, t): (s, t) for s, t in kernels}.values())  # an extern "C" name once per program
     source, names = batch(kernels)
     try:
@@ -58,3 +64,6 @@ def test_rows_kernel_refuses_a_bad_thread_count() -> None:
     for bad in (0, 1, 48, 512):
         with pytest.raises(ValueError, match="rows kernel"):
             ones[0].rows_kernel(bad)
+    for bad in (0, 1, 3, 256):
+        with pytest.raises(ValueError, match="columns kernel"):
+            ones[0].columns_kernel(bad)

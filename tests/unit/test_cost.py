@@ -78,18 +78,37 @@ def test_two_pass_reduction_writes_and_reads_its_partials(row: str, partial_byte
     assert c == Cost(2, 2 * n * 4 + partials * partial_bytes, out_bytes + partials * partial_bytes)
 
 
-def test_softmax_today_moves_four_float32_copies() -> None:
-    """SOFTMAX1 over the last axis of [R, C] runs three kernels: the row maxima (read x, write R maxima); the row
-    sums of exp(x - max), the subtraction fused into the reduction (read x and the maxima, write R sums); and
-    exp(x - max) / sum (read x, the maxima and the sums, write y). 16 bytes per float32 element; a one-pass
-    kernel (issue 33) would move 8."""
+def test_softmax_over_rows_that_fit_moves_one_float32_copy() -> None:
+    """SOFTMAX1 over the last axis of [R, C], C = 1024 (256 threads x 4 elements): one row program (issue 33)
+    reads x once and writes y once: 8 bytes per float32 element, as torch.softmax moves."""
     r, cols = 64, 1024
     x = TensorDesc(F32, (r, cols))
     _, c = _cost(desc_class("ACTIVATION_SOFTMAX1")(input_tensor=x, output_tensor=x, axes=(1,)))
-    read = (r * cols + r * cols + r + r * cols + r + r) * 4
-    written = (r + r + r * cols) * 4
-    assert c == Cost(3, read, written)
-    assert c.bytes_moved / (r * cols * 4) == pytest.approx(4.0, abs=0.01)
+    assert c == Cost(1, r * cols * 4, r * cols * 4)
+    assert c.bytes_moved / (r * cols) == 8
+
+
+def test_softmax_the_row_program_does_not_fit_moves_four_float32_copies() -> None:
+    """SOFTMAX1 over the first axis of [C, R] (columns, not one contiguous span per row), and over rows of 8192
+    (more than 256 threads x 16 elements), run three kernels: the row maxima (read x, write R maxima); the row
+    sums of exp(x - max), the subtraction fused into the reduction (read x and the maxima, write R sums); and
+    exp(x - max) / sum (read x, the maxima and the sums, write y). 16 bytes per float32 element."""
+    for sizes, axis, r, cols in (((1024, 64), 0, 64, 1024), ((8, 8192), 1, 8, 8192)):
+        x = TensorDesc(F32, sizes)
+        _, c = _cost(desc_class("ACTIVATION_SOFTMAX1")(input_tensor=x, output_tensor=x, axes=(axis,)))
+        read = (r * cols + r * cols + r + r * cols + r + r) * 4
+        written = (r + r + r * cols) * 4
+        assert c == Cost(3, read, written)
+        assert c.bytes_moved / (r * cols * 4) == pytest.approx(4.0, abs=0.01)
+
+
+def test_mvn_row_program_reads_scale_and_bias_once_per_distinct_element() -> None:
+    """MEAN_VARIANCE_NORMALIZATION1 of [N, C, H, W] = [2, 3, 4, 5] over (H, W), per-channel ScaleTensor and
+    BiasTensor of [1, 3, 1, 1]: one row program reading x (120 float32) and the 3 + 3 values, writing 120."""
+    x, s = TensorDesc(F32, (2, 3, 4, 5)), TensorDesc(F32, (1, 3, 1, 1))
+    desc = desc_class("MEAN_VARIANCE_NORMALIZATION1")(x, s, s, x, axes=(2, 3))
+    _, c = _cost(desc)
+    assert c == Cost(1, (120 + 3 + 3) * 4, 120 * 4)
 
 
 def test_a_fused_graph_is_one_kernel_over_its_external_inputs() -> None:

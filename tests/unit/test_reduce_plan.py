@@ -442,3 +442,54 @@ def test_plan_rows_refuses(
     sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
 ) -> None:
     assert reduce_plan.plan_rows(sizes, strides, out_strides, axes) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The columns plan (issue 33's columns kernel): an outer or a middle axis, kept axes after it.
+
+
+@pytest.mark.parametrize(
+    ("sizes", "strides", "out_strides", "axes", "want"),
+    [
+        # [300, 16] over axis 0: no outer axis, 300 reduced of stride 16, 16 inner; 16 outputs side by side
+        ((300, 16), (16, 1), (16, 1), (0,), (1, 300, 16, (0, 16, 1), (0, 1), 16)),
+        # [3, 4, 5] over the middle axis: 3 outer (stride 20), 4 reduced (stride 5), 5 inner; 8 columns (>= 5)
+        ((3, 4, 5), (20, 5, 1), (5, 1, 1), (1,), (3, 4, 5, (20, 5, 1), (5, 1), 8)),
+        # [2, 3, 4, 50] over axes 1, 2 (adjacent, merged: 12 of stride 50); the inner 50 takes 32 columns
+        ((2, 3, 4, 50), (600, 200, 50, 1), (50, 50, 50, 1), (1, 2), (2, 12, 50, (600, 50, 1), (50, 1), 32)),
+        # padded outer axis, a broadcast (stride-0) reduced axis, a padded output
+        ((3, 4, 5), (30, 0, 1), (8, 1, 1), (1,), (3, 4, 5, (30, 0, 1), (8, 1), 8)),
+        # size-1 axes are ignored wherever they are
+        ((1, 7, 1, 9), (99, 9, 5, 1), (3, 1, 4, 1), (1, 2), (1, 7, 9, (0, 9, 1), (0, 1), 16)),
+    ],
+)
+def test_plan_columns(
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    out_strides: tuple[int, ...],
+    axes: tuple[int, ...],
+    want: tuple[object, ...],
+) -> None:
+    plan = reduce_plan.plan_columns(sizes, strides, out_strides, axes)
+    assert plan is not None
+    got = (plan.outer, plan.reduced, plan.inner, plan.in_strides, plan.out_strides, plan.columns)
+    assert got == want
+    assert plan.columns * plan.lanes == reduce_plan.ROWS_BLOCK
+    assert plan.tiles == plan.outer * -(-plan.inner // plan.columns)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "strides", "out_strides", "axes"),
+    [
+        ((3, 4, 5), (20, 5, 1), (4, 1, 1), (2,)),  # the inner axis: the rows plan's
+        ((3, 4, 5), (20, 5, 1), (1, 1, 1), (0, 1, 2)),  # everything: no kept axis after
+        ((3, 4, 5), (20, 5, 1), (5, 1, 1), (0, 2)),  # reduced axes not adjacent
+        ((3, 4, 5), (4, 1, 12), (5, 1, 1), (0,)),  # the inner kept axes are not of stride 1 (permuted)
+        ((3, 4, 5), (20, 5, 2), (5, 1, 1), (1,)),  # inner stride 2: uncoalesced, CuPy's ReductionKernel
+        ((3, 4, 5), (20, 5, 1), (1, 1, 3), (0,)),  # the output's inner axes form no run
+    ],
+)
+def test_plan_columns_refuses(
+    sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
+) -> None:
+    assert reduce_plan.plan_columns(sizes, strides, out_strides, axes) is None
