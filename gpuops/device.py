@@ -91,6 +91,7 @@ class Device:
         #: The backend's implementation of ``gpuops.backends.base.Backend``: the only way this device, its
         #: compiled operators and the front-ends reach the machine.
         self.backend_impl: Backend = backends.load(backend)
+        self._parts: Device | None = None  # _parts_device's, made when first needed
 
     def __repr__(self) -> str:
         return f"Device(backend={self.backend!r}, feature_level={self.feature_level.name})"
@@ -148,8 +149,22 @@ class Device:
                     "operator initializer, so bind the data at execution without the flag"
                 )
         if desc.row.is_composite:  # softmax, mean-variance normalization: a plan of other operators
-            return CompiledComposite(self, operator, _execution_flags(flags))
+            # The parts are gpuops' own: created and compiled on the same backend at its full level (every tier,
+            # extensions on), never held to a tier the user's operator is not (a 5-D SOFTMAX at FL_2_0 reduces
+            # with a 5-D REDUCE, which DirectML's FL_2_0 table would refuse to a caller).
+            composite = CompiledComposite(self._parts_device(), operator, _execution_flags(flags))
+            composite.device = self
+            return composite
         return CompiledOperator(self, operator, _execution_flags(flags))
+
+    def _parts_device(self) -> Device:
+        """The device a composite operator's parts are created and compiled on: this backend at
+        ``BACKEND_FEATURE_LEVEL`` with extensions on (made once per device)."""
+        if self.feature_level == BACKEND_FEATURE_LEVEL and self.extensions:
+            return self
+        if self._parts is None:
+            self._parts = Device(self.backend)
+        return self._parts
 
     def compile_graph(self, graph_desc: GraphDesc, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
         """``IDMLDevice1::CompileGraph``: validate ``graph_desc`` at the device's level and compile it into one

@@ -306,7 +306,9 @@ def _mish(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bia
 def _pow(inputs: list[np.ndarray], out_dtype: np.dtype, params: dict, scale_bias: Any) -> Expected:
     v = f64(inputs[0])
     with np.errstate(all="ignore"):
-        p = np.power(v, _p(params, "beta"))
+        # IEEE pow (C99 F.9.4.4: pow(-inf, 0.5) = +inf, pow(-0, 0.5) = +0): an exponent array of v's shape, since
+        # NumPy takes x ** 0.5 with a scalar exponent as sqrt(x) (NaN at -inf, -0 at -0).
+        p = np.power(v, np.full(v.shape, _p(params, "beta")))
         return _in_domain(_p(params, "alpha") * p, [p], out_dtype)
 
 

@@ -360,6 +360,39 @@ def test_feature_levels() -> None:
         gpuops.Device("numpy", max_feature_level="2_0").create_operator(_desc("ACTIVATION_SOFTMAX", (2, 3)))
 
 
+# (row, device level, sizes): operators their level takes whose parts DirectML's table at that level refuses (issue 34:
+# compile_operator refused them through a part): REDUCE MAX takes 4 dimensions only below FL_3_0, ARGMAX comes at
+# FL_3_0, FILL_VALUE_SEQUENCE takes 4 dimensions only below FL_4_0.
+LOW_LEVEL_CASES = [
+    ("ACTIVATION_SOFTMAX", "2_0", (1, 1, 1, 4, 3)),
+    ("ACTIVATION_LOG_SOFTMAX", "2_1", (1, 1, 1, 4, 3)),
+    ("ACTIVATION_HARDMAX", "1_0", (1, 1, 4, 3)),
+    ("ACTIVATION_HARDMAX", "3_1", (1, 4, 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "level", "sizes"), LOW_LEVEL_CASES)
+def test_parts_are_not_held_to_the_operators_level(name: str, level: str, sizes: tuple, backend: str, xp: Any) -> None:
+    """A composite its device's level takes compiles and matches the reference there, also with extensions off:
+    its parts are gpuops' own, never held to a tier the operator itself is not."""
+    from descriptors import validate
+    from gpuops.graph_plan import composite_graph
+
+    device = gpuops.Device(backend, max_feature_level=level, extensions=False)
+    desc = _desc(name, sizes)
+    refused = []
+    for node in composite_graph(desc).nodes:  # the case is one that reaches the bug: a part the level refuses
+        try:
+            validate(node.desc, device.feature_level, extensions=False)
+        except DescriptorError as exc:
+            refused.append(exc)
+    assert refused, f"no part of {name} {sizes} is refused at FL_{level}: the case tests nothing"
+    compiled = device.compile_operator(device.create_operator(desc))
+    assert compiled.device is device
+    got, ref, n, _ = run_case(device, xp, name, F32, ("low-level", sizes, None, None, {}))
+    check(name, F32, got, ref, n)
+
+
 def test_output_may_not_alias_the_input(device: gpuops.Device, xp: Any) -> None:
     """No composite states in-place execution: the output reads x after writing in two-pass plans."""
     desc = _desc("ACTIVATION_SOFTMAX1", (4, 5), axes=(1,))

@@ -18,6 +18,10 @@ The contract, checked on every backend (the CuPy case is gpu-marked and skips wi
   ``TypeError`` or ``UnsupportedError``. Anything else (OverflowError, a plain ValueError,
   AttributeError, IndexError, a numba error, a RuntimeWarning, which pytest turns into an
   error, a crash) fails the test.
+- A recipe without mutations is valid: the row at a level where it exists, types, ranks and shapes
+  its tier and rules take, parameters its rules take at that level. Its ``Device``, descriptor,
+  ``create_operator`` and ``compile_operator`` must succeed: a refusal fails the test with the
+  recipe and the error (a wrong refusal would otherwise pass as "an allowed error").
 - Every buffer lives inside a larger allocation filled with a sentinel around it. When
   ``execute`` raises, every byte of every allocation (inputs, outputs, the memory around
   them) is what it was before the call.
@@ -352,6 +356,18 @@ def _strides(draw: st.DrawFn, sizes: tuple[int, ...], output: bool) -> tuple[int
     return tuple(strides)
 
 
+def _writes_once(sizes: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
+    """Whether a tensor of ``sizes`` and ``strides`` reaches each of its elements at a different offset (no stride
+    0, no overlap), as an output tensor must (DirectML; README): dimensions by stride, each stride past what the
+    smaller ones reach."""
+    reach = 1
+    for st_, s in sorted((st_, s) for s, st_ in zip(sizes, strides or packed_strides(sizes), strict=True) if s > 1):
+        if st_ < reach:
+            return False
+        reach += st_ * (s - 1)
+    return True
+
+
 def _sizes(draw: st.DrawFn, ndim: int, large: str) -> tuple[int, ...]:
     """Small sizes; ``large="large"``: at least 2**10 elements (the NumPy backend's compiled numba
     tier); ``"huge"``: more than one chunk of the NumPy backend."""
@@ -364,9 +380,20 @@ def _sizes(draw: st.DrawFn, ndim: int, large: str) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def _typical_params(draw: st.DrawFn, row: OpRow, out_dt: Any) -> dict[str, Any]:
-    """A parameter set of the reference module (or the defaults), completed with required values."""
+def _breaks_rule(row: OpRow, level: FeatureLevel, params: dict[str, Any]) -> bool:
+    """Whether ``params`` break a parameter rule of ``row`` in force at ``level`` (``OpRow.param_rules``:
+    ACTIVATION_SOFTPLUS's steepness >= 1 below FL_6_4, the oneDNN backward rows' alpha >= 0, ...)."""
+    return any(
+        r.field in params and (r.relaxed_at is None or level < r.relaxed_at) and not r.check(params[r.field])
+        for r in row.param_rules
+    )
+
+
+def _typical_params(draw: st.DrawFn, row: OpRow, out_dt: Any, level: FeatureLevel = FL.FL_6_4) -> dict[str, Any]:
+    """A parameter set of the reference module (or the defaults) valid at ``level``, completed with required
+    values."""
     sets = records()[row.name].param_sets if row.name in records() else [{}]
+    sets = [p for p in sets if not _breaks_rule(row, level, p)] or [{}]
     params = dict(draw(st.sampled_from(sets)))
     for f in row.fields:
         if f.kind is FieldKind.DATA_TYPE:
@@ -418,9 +445,11 @@ def _fused(draw: st.DrawFn, level: FeatureLevel, wild: bool) -> tuple[Any, ...]:
         return ("act", row.name, params, False)
     rows = [r for r in FUSABLE if r.introduced <= level] or FUSABLE
     row = draw(st.sampled_from(rows))
-    params = _typical_params(draw, row, F32)
+    params = _typical_params(draw, row, F32, level)
     if row.param_fields and _chance(draw, 15):
-        params[draw(st.sampled_from(row.param_fields)).name] = _special_float(draw)
+        name, value = draw(st.sampled_from(row.param_fields)).name, _special_float(draw)
+        if not _breaks_rule(row, level, {name: value}):
+            params[name] = value
     return ("act", row.name, params, False)
 
 
@@ -550,18 +579,26 @@ def recipes(
         if any(f.kind is FieldKind.AXES for f in row.fields):  # SOFTMAX1, MEAN_VARIANCE_NORMALIZATION1
             axes = draw(st.permutations(range(ndim)).flatmap(lambda p: st.integers(1, len(p)).map(lambda k: p[:k])))
             rec.params["axes"] = tuple(axes)
-        elif ndim > 2 and _chance(draw, 70):  # SOFTMAX: an effective rank of at most 2
+        elif ndim > 2:  # SOFTMAX, LOG_SOFTMAX, HARDMAX: an effective rank of at most 2 (leading 1s do not count)
             sizes = out_sizes = (1,) * (ndim - 2) + sizes[-2:]
     tier = row.tier_at(level, variant)
+    # MEAN_VARIANCE_NORMALIZATION1 below FL_5_2: ScaleTensor and BiasTensor both or neither (directml.md's 5_2 row;
+    # the row's shape rule, descriptors/ops/composite.py).
+    together = row.name == "MEAN_VARIANCE_NORMALIZATION1" and level < FL.FL_5_2
+    absent: bool | None = None
     for f in row.tensor_fields:
         # An optional tensor may be absent where the level's table says so (QUANTIZE_LINEAR's zero point from 6_2).
         optional = f.kind is FieldKind.OPTIONAL_INPUT_TENSOR and tier is not None and f.name in tier.optional
-        if optional and _chance(draw, 30):
-            rec.tensors[f.name] = None
-            continue
+        if optional:
+            absent = absent if together and absent is not None else _chance(draw, 30)
+            if absent:
+                rec.tensors[f.name] = None
+                continue
         shape = out_sizes if f.is_output else sizes
         if row.is_composite and f.kind is FieldKind.OPTIONAL_INPUT_TENSOR:  # MVN's ScaleTensor: 1s broadcast
-            shape = tuple(s if _chance(draw, 50) else 1 for s in sizes)
+            # (below FL_4_0 not the channel, dimension 1: the row's shape rule)
+            keep = 1 if level < FL.FL_4_0 else -1
+            shape = tuple(s if i == keep or _chance(draw, 50) else 1 for i, s in enumerate(sizes))
         rec.tensors[f.name] = {
             "data_type": combo[f.name],
             "sizes": shape,
@@ -573,18 +610,23 @@ def recipes(
         not row.is_reduction
         and first_spec is not None
         and first_spec["data_type"] is combo[out_role]
-        and 0 not in (first_spec["strides"] or ())
+        and _writes_once(first_spec["sizes"], first_spec["strides"])  # an output's strides must not overlap
         and _chance(draw, 25)
     ):
         rec.tensors[out_role] = dict(first_spec)  # identical descriptors: in place may be bound
 
     # Parameters, ScaleBias, fused activation.
-    rec.params.update(_typical_params(draw, row, combo[out_role]))
+    rec.params.update(_typical_params(draw, row, combo[out_role], level))
     if row.param_fields and _chance(draw, 10):
         f = draw(st.sampled_from([f for f in row.param_fields if f.kind is FieldKind.FLOAT] or row.param_fields))
         if f.kind is FieldKind.FLOAT:
-            rec.params[f.name] = _special_float(draw)
-    if row.has_scale_bias and _chance(draw, 35):
+            value = _special_float(draw)
+            if not _breaks_rule(row, level, {f.name: value}):
+                rec.params[f.name] = value
+    # ScaleBias: on a float input of at most 32 bits (DirectML PR #275: none on 64-bit types; gpuops leaves it
+    # undefined on integer inputs, the README's semantics table).
+    primary = combo[row.primary_role] if row.input_fields else None
+    if row.has_scale_bias and primary is not None and primary.is_float and primary.itemsize < 8 and _chance(draw, 35):
         sb = draw(st.sampled_from([(1.5, -0.25), (0.5, 1.0), (-0.0, 0.0), (1.0, -0.0), (2.0, 0.125)]))
         if _chance(draw, 15):
             sb = (draw(st.sampled_from([_NAN, _INF, -_INF, 1e-45, _F32_MAX])), sb[1])
@@ -1285,14 +1327,25 @@ def _attempt(step: str, fn: Any) -> tuple[Any, BaseException | None]:
         return None, exc
 
 
+def _refused(rec: Recipe, step: str, err: BaseException | None) -> bool:
+    """Whether ``step`` refused the recipe; a refusal of a recipe the generator built valid (no mutation: a
+    level where the row exists, types, ranks, shapes, parameters and flags its tables and rules take) fails."""
+    if err is None:
+        return False
+    assert rec.mutations, (
+        f"{step} refused a descriptor the generator built valid: {type(err).__name__}: {err}\nrecipe: {rec!r}"
+    )
+    return True
+
+
 def run_contract(rec: Recipe, backend: str, *, must_run: bool = False) -> None:
     """Build, create, compile and execute the recipe on ``backend``; check the contract."""
     note(repr(rec))
     dev, err = _attempt("Device", lambda: make_device(rec, backend))
-    if err is not None:
+    if _refused(rec, "Device", err):
         return
     desc, err = _attempt("descriptor", lambda: build_descriptor(rec))
-    if err is not None:
+    if _refused(rec, "building the descriptor", err):
         return
     note(f"descriptor: {desc!r}")
     target = desc if rec.create_raw is None else rec.create_raw
@@ -1301,7 +1354,7 @@ def run_contract(rec: Recipe, backend: str, *, must_run: bool = False) -> None:
     elif rec.create_raw == "tensor":
         target = TensorDesc(F32, (2,))
     op, err = _attempt("create_operator", lambda: dev.create_operator(target))
-    if err is not None:
+    if _refused(rec, "create_operator", err):
         return
     compiler = dev
     if rec.other_device:
@@ -1309,7 +1362,7 @@ def run_contract(rec: Recipe, backend: str, *, must_run: bool = False) -> None:
     compiled, err = _attempt(
         "compile_operator", lambda: compiler.compile_operator(desc if rec.compile_desc else op, rec.exec_flags)
     )
-    if err is not None:
+    if _refused(rec, "compile_operator", err):
         return
     assert not rec.other_device, "compile_operator accepted an Operator of another Device"
     assert not rec.compile_desc, "compile_operator accepted a descriptor instead of an Operator"
