@@ -24,11 +24,15 @@ three alike):
   transposed strides.
 - ``sum_full_f32``, ``sum_inner_f32``, ``sum_outer_f32``, ``max_inner_f32``: ``REDUCE`` over
   all of ``[n]``, over the last axis of ``[n / C, C]`` and over its first axis, vs
-  ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once).
+  ``xp.sum``/``xp.max(axis=..., out=...)``; 4 B/elem counted (the input read once). ``sum_middle_f32``: over the
+  middle axis of ``[n / (16 C), 16, C]``; ``argmax_inner_f32``: ``ARGMAX`` (INT64) over the last axis vs
+  ``xp.argmax`` and ``torch.argmax``.
 - ``graph_chain4_f32``: the 4-node graph ``relu(x * 0.5 + 1) * x + x`` compiled (one fused kernel) vs its
   nodes run one by one (``gpuops-node-by-node``), NumPy's five-ufunc chain and a copy.
-- ``softmax_inner_f32``: ``ACTIVATION_SOFTMAX1`` over the last axis of ``[n / C, C]`` (a composite
-  operator: three kernels) vs the array library's max / subtract / exp / sum / divide and a copy; 8 B/elem counted.
+- ``softmax_inner_f32``, ``log_softmax_inner_f32``, ``mvn_inner_f32``: ``ACTIVATION_SOFTMAX1``,
+  ``ACTIVATION_LOG_SOFTMAX1``, ``MEAN_VARIANCE_NORMALIZATION1`` (no scale or bias) over the last axis of
+  ``[n / C, C]`` (composites: one row-program kernel on CuPy where a row fits, else their parts) vs the array
+  library's formula, ``torch.softmax`` / ``log_softmax`` / ``layer_norm`` (no affine) and a copy; 8 B/elem counted.
 - ``overhead_f32``: 1000 elements; the per-call cost of ``CompiledOperator.execute`` (binding
   checks included) vs one ufunc call. Host time on both backends.
 
@@ -67,7 +71,7 @@ from descriptors import (
     DataType,
 )
 
-from .cases import CASES, REDUCE_CASES, ROW_C, Bench, sizes
+from .cases import CASES, NORMALIZE_CASES, REDUCE_CASES, ROW_C, Bench, sizes
 from .report import _fmt_table, device_info, git_commit, plot, summarize, versions
 
 __all__ = ["main", "run"]
@@ -123,8 +127,8 @@ def run(
                     groups.append(bench.reduction(case, n))
                 elif case == "graph_chain4_f32":
                     groups.append(bench.graph_chain(n))
-                elif case == "softmax_inner_f32":
-                    groups.append(bench.softmax(n))
+                elif case in NORMALIZE_CASES:
+                    groups.append(bench.normalize(case, n))
                 else:
                     raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
         case_rows: list[dict[str, Any]] = []

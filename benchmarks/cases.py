@@ -16,6 +16,7 @@ import numpy as np
 import gpuops
 from descriptors import (
     ActivationReluOperatorDesc,
+    ArgmaxOperatorDesc,
     DataType,
     ElementWiseAdd1OperatorDesc,
     ElementWiseAddOperatorDesc,
@@ -39,6 +40,7 @@ __all__ = [
     "ELEMENTWISE",
     "NODES",
     "OVERHEAD_N",
+    "NORMALIZE_CASES",
     "REDUCE_CASES",
     "TORCH",
     "UFUNCS",
@@ -74,14 +76,27 @@ CASES = (
     "max_inner_f32",
     "graph_chain4_f32",
     "softmax_inner_f32",
+    "log_softmax_inner_f32",
+    "mvn_inner_f32",
+    "argmax_inner_f32",
+    "sum_middle_f32",
     "overhead_f32",
 )
 REDUCE_CASES = {  # case -> (function, how the n elements are shaped and reduced)
     "sum_full_f32": ("SUM", "full"),
     "sum_inner_f32": ("SUM", "inner"),
     "sum_outer_f32": ("SUM", "outer"),
+    "sum_middle_f32": ("SUM", "middle"),
     "max_inner_f32": ("MAX", "inner"),
+    "argmax_inner_f32": ("ARGMAX", "inner"),
 }
+# The row normalizations over the last axis of [n / C, C] (issue 33): case -> the composite row.
+NORMALIZE_CASES = {
+    "softmax_inner_f32": "ACTIVATION_SOFTMAX1",
+    "log_softmax_inner_f32": "ACTIVATION_LOG_SOFTMAX1",
+    "mvn_inner_f32": "MEAN_VARIANCE_NORMALIZATION1",
+}
+MIDDLE = 16  # the middle case: [n / (C * 16), 16, C] reduced over the 16
 
 
 @dataclasses.dataclass
@@ -469,23 +484,36 @@ class Bench:
         function, how = REDUCE_CASES[case]
         cols = min(self.cols, n)
         n = n // cols * cols
-        shape, axis = {"full": ((n,), 0), "inner": ((n // cols, cols), 1), "outer": ((n // cols, cols), 0)}[how]
+        if how == "middle":
+            n = max(n // (cols * MIDDLE), 1) * cols * MIDDLE
+        shape, axis = {
+            "full": ((n,), 0),
+            "inner": ((n // cols, cols), 1),
+            "outer": ((n // cols, cols), 0),
+            "middle": ((n // (cols * MIDDLE), MIDDLE, cols), 1),
+        }[how]
         out_shape = tuple(1 if i == axis else s for i, s in enumerate(shape))
         f32 = DataType.FLOAT32
+        arg = function == "ARGMAX"
+        out_type = DataType.INT64 if arg else f32
+        out_np = out_type.numpy_dtype
         a = self.array(n, np.float32)
         out_n = math.prod(out_shape)
-        c, c2 = self.empty(out_n, np.float32), self.empty(out_n, np.float32)
+        c, c2 = self.empty(out_n, out_np), self.empty(out_n, out_np)
         copy_dst = self.empty(n, np.float32)
-        desc = ReduceOperatorDesc(
-            ReduceFunction[function], TensorDesc(f32, shape), TensorDesc(f32, out_shape), axes=(axis,)
-        )
+        if arg:
+            desc: Any = ArgmaxOperatorDesc(TensorDesc(f32, shape), TensorDesc(out_type, out_shape), axes=(axis,))
+        else:
+            desc = ReduceOperatorDesc(
+                ReduceFunction[function], TensorDesc(f32, shape), TensorDesc(f32, out_shape), axes=(axis,)
+            )
         op = self.device.compile_operator(self.device.create_operator(desc))
         a2, c2v = a.reshape(shape), c2.reshape(out_shape)
-        ufunc = xp.sum if function == "SUM" else xp.max
+        ufunc = {"SUM": xp.sum, "MAX": xp.max, "ARGMAX": xp.argmax}[function]
 
         def torch_reduce(torch: Any) -> Callable[[], Any]:
-            ta, tc = self.t(a2), self.t(self.empty(out_n, np.float32).reshape(out_shape))
-            fn = torch.sum if function == "SUM" else torch.amax
+            ta, tc = self.t(a2), self.t(self.empty(out_n, out_np).reshape(out_shape))
+            fn = {"SUM": torch.sum, "MAX": torch.amax, "ARGMAX": torch.argmax}[function]
             return lambda: fn(ta, dim=axis, keepdim=True, out=tc)
 
         return Group(
@@ -551,42 +579,59 @@ class Bench:
             ],
         )
 
-    def softmax(self, n: int) -> Group:
-        """ACTIVATION_SOFTMAX1 over the last axis of ``[n / 1024, 1024]`` (a composite: max; sum of exp(x - max);
-        exp(x - max) / sum) vs NumPy's/CuPy's three-step formula and a copy. Counted: 8 bytes per element (x read
-        once, y written once: what a one-pass kernel would move); gpuops' plan reads x three times (16 bytes), the
-        array library's formula moves more (its temporaries)."""
-        from descriptors import ActivationSoftmax1OperatorDesc
+    def normalize(self, case: str, n: int) -> Group:
+        """A row normalization over the last axis of ``[n / 1024, 1024]`` (``NORMALIZE_CASES``: SOFTMAX1,
+        LOG_SOFTMAX1, MEAN_VARIANCE_NORMALIZATION1, each a composite: one row-program kernel on CuPy where a row
+        fits, else its parts) vs the array library's formula, PyTorch's own kernel (``softmax``, ``log_softmax``,
+        ``layer_norm`` without affine) and a copy. Counted: 8 bytes per element (x read once, y written once)."""
+        from descriptors import desc_class
 
         xp = self.xp
         cols = min(self.cols, n)
         n = n // cols * cols
         shape = (n // cols, cols)
         t = TensorDesc(DataType.FLOAT32, shape)
-        op = self.device.compile_operator(self.device.create_operator(ActivationSoftmax1OperatorDesc(t, t, axes=(1,))))
+        name = NORMALIZE_CASES[case]
+        fields: dict[str, Any] = {"input_tensor": t, "output_tensor": t, "axes": (1,)}
+        if name == "MEAN_VARIANCE_NORMALIZATION1":
+            fields |= {"scale_tensor": None, "bias_tensor": None, "normalize_variance": True, "epsilon": 1e-5}
+        op = self.device.compile_operator(self.device.create_operator(desc_class(name)(**fields)))
         x = self.array(n, np.float32)
         y, y2, copy_dst = self.empty(n, np.float32), self.empty(n, np.float32), self.empty(n, np.float32)
         x2, y2v = x.reshape(shape), y2.reshape(shape)
+        ins = [x, None, None] if name == "MEAN_VARIANCE_NORMALIZATION1" else [x]  # no scale, no bias
 
         def formula() -> None:
+            if name == "MEAN_VARIANCE_NORMALIZATION1":
+                m = x2.mean(axis=1, keepdims=True)
+                xp.subtract(x2, m, out=y2v)
+                v = (y2v * y2v).mean(axis=1, keepdims=True)
+                xp.divide(y2v, xp.sqrt(v + np.float32(1e-5)), out=y2v)
+                return
             m = x2.max(axis=1, keepdims=True)
             xp.subtract(x2, m, out=y2v)
+            if name == "ACTIVATION_LOG_SOFTMAX1":
+                xp.subtract(y2v, xp.log(xp.exp(y2v).sum(axis=1, keepdims=True)), out=y2v)
+                return
             xp.exp(y2v, out=y2v)
             xp.divide(y2v, y2v.sum(axis=1, keepdims=True), out=y2v)
 
-        def torch_softmax(torch: Any) -> Callable[[], Any]:
+        def torch_normalize(torch: Any) -> Callable[[], Any]:
             tx = self.t(x2)
-            return lambda: torch.softmax(tx, dim=1)  # no out= in torch's API: its allocation is included
+            if name == "MEAN_VARIANCE_NORMALIZATION1":
+                return lambda: torch.nn.functional.layer_norm(tx, (cols,), eps=1e-5)
+            fn = torch.softmax if name == "ACTIVATION_SOFTMAX1" else torch.log_softmax
+            return lambda: fn(tx, dim=1)  # no out= in torch's API: its allocation is included
 
         return Group(
-            "softmax_inner_f32",
+            case,
             "float32",
             n,
             shape,
             [
-                Variant("gpuops", lambda: op.execute([x], [y]), 8, op.cost()),
+                Variant("gpuops", lambda: op.execute(ins, [y]), 8, op.cost()),
                 Variant(self.baseline, formula, 8),
-                *self.torch_variant(torch_softmax, 8),
+                *self.torch_variant(torch_normalize, 8),
                 Variant("copy", lambda: xp.copyto(copy_dst, x), 8),
                 *self.copy2(x),
             ],

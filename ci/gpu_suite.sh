@@ -15,9 +15,10 @@
 #      by this test") and ends that worker, which xdist replaces (--max-worker-restart, GPUOPS_MAX_WORKER_RESTART,
 #      default 100) so that the fault cannot cascade into the tests after it. GPUOPS_PYTEST_ARGS adds arguments
 #      (e.g. "-k add", "--tb=long"); GPUOPS_WORKERS sets -n (default: the cores, at most 16).
-#   2. python -m benchmarks --backend cupy --quick (GPUOPS_BENCH_ARGS replaces those arguments), with PyTorch on the
-#      same device buffers as a peer where torch is importable, under `timeout` with the rest of the budget
-#      (and --budget, so that it writes its JSON and plot with the cases it reached).
+#   2. python -m benchmarks --backend cupy --quick --sizes 1048576,16777216,67108864 (GPUOPS_BENCH_ARGS replaces
+#      those arguments: every case at 2^20, 2^24 and 2^26 elements, issue 33's sizes; the host-time case at 1000),
+#      with PyTorch on the same device buffers as a peer where torch is importable, under `timeout` (at most 120 s)
+#      with the rest of the budget (and --budget, so that it writes its JSON and plot with the cases it reached).
 #   3. ci/gpu_summary.py: summary.json and summary.txt: exit codes, counts, failures grouped by message class, the
 #      tests that poisoned the device context, the slowest test files, the benchmark's ratios (x cupy, x torch).
 #
@@ -150,7 +151,7 @@ if [ -f benchmarks/__main__.py ]; then
     [ "$avail" -lt 20 ] && avail=20
     bench_timeout=$(min "${GPUOPS_BENCH_TIMEOUT:-120}" "$avail")
     # shellcheck disable=SC2206
-    bench_args=(${GPUOPS_BENCH_ARGS:---backend cupy --quick})
+    bench_args=(${GPUOPS_BENCH_ARGS:---backend cupy --quick --sizes 1048576,16777216,67108864})
     echo "== python3 -m benchmarks ${bench_args[*]} (timeout ${bench_timeout} s)"
     bench_rc=0
     timeout -s INT -k 10 "$bench_timeout" python3 -m benchmarks "${bench_args[@]}" --out "$OUT" \
