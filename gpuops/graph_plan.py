@@ -13,7 +13,9 @@
    node computes in its compute type and rounds to its output type at the node boundary, exactly as the nodes
    run one by one, but intermediates stay in registers. A group whose one exit value only a reduction reads
    becomes the reduction's prologue (its map expression); the front of the group reading a reduction's result
-   and nothing else, its epilogue (its post-map): ``FusedReduceStep``.
+   and nothing else, its epilogue (its post-map): ``FusedReduceStep``. A reduction the GPU runs in two passes
+   (``reduce_plan.plan_two_pass`` on the layout it reads) takes neither: a fused kernel is one pass, and its sum
+   would round in another order than the nodes' run one by one.
 3. **Homes.** A value read outside its group (or by a non-fused node) is materialized: in the graph output it
    is (the first one, when it is several), else in a workspace buffer the compiled graph owns. A value that
    is more than one graph output is copied into the others by ``ELEMENT_WISE_IDENTITY`` steps.
@@ -27,6 +29,8 @@ from collections.abc import Callable, Sequence
 from descriptors import OperatorDesc, TensorDesc, desc_class
 from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge, Source
 from descriptors.schema import CompositeRow
+
+from .layout.reduce_plan import plan_two_pass
 
 __all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "composite_graph", "plan_graph"]
 
@@ -242,7 +246,7 @@ def _with_prologues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
             continue
         (r,) = nodes
         node = graph.nodes[r]
-        if not isinstance(node, OperatorNode) or not node.desc.row.is_reduction:
+        if not isinstance(node, OperatorNode) or not node.desc.row.is_reduction or _splits(graph, r):
             continue
         (src,) = (s for s in graph.sources[r] if s is not None)
         if src.node is None or src.node not in owner or not _is_elementwise(graph.nodes[src.node]):
@@ -273,6 +277,16 @@ def _is_reduction(node: OperatorNode | ConstantNode) -> bool:
     return isinstance(node, OperatorNode) and node.desc.row.is_reduction
 
 
+def _splits(graph: GraphDesc, r: int) -> bool:
+    """Whether the GPU runs reduction node ``r`` in two passes (``reduce_plan.plan_two_pass`` on the layout it
+    reads): such a reduction takes in no prologue or epilogue (a fused kernel is one pass), so that the fused graph
+    sums in the same order, and gives the same bits, as its nodes run one by one."""
+    desc = _rewritten(graph, r)
+    x = desc.input_tensors[0]
+    axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
+    return x is not None and plan_two_pass(x.sizes, x.element_strides, axes) is not None
+
+
 def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:
     """Each reduction takes in, as its epilogue, the element-wise nodes after it that read its result and each
     other's values only: the longest such front of the one element-wise group reading its result, when the
@@ -285,7 +299,7 @@ def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]
     for g, nodes in enumerate(groups):
         r = nodes[-1]
         result = (r, 0)
-        if not _is_reduction(graph.nodes[r]) or result in outputs or not readers.get(result):
+        if not _is_reduction(graph.nodes[r]) or result in outputs or not readers.get(result) or _splits(graph, r):
             continue
         (e, *others) = {owner[j] for j in readers[result]}
         if others or not all(_is_elementwise(graph.nodes[i]) for i in groups[e]):

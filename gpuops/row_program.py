@@ -8,10 +8,12 @@ as ONE kernel (``codegen.row_program``): the input is read once and the output w
 that (:func:`plan_row_program`) and gathers what the kernel needs; a backend with the hook
 (``compile_row_program``: CuPy and the emulator) builds it, the others run the parts.
 
-A part qualifies when it is a REDUCE over the composite's axes (with an element-wise map, reduce and post-map:
-SUM, AVERAGE, MAX, ...) or an element-wise part that reads no element index, at the input's sizes (per element)
-or at the reduced sizes (once per row, reading only values of that size); the last part is per element. HARDMAX's
-ARGMAX and FILL_VALUE_SEQUENCE do not: it keeps its three kernels.
+A part qualifies when it is a reduction over the composite's axes: a REDUCE (with an element-wise map, reduce
+and post-map: SUM, AVERAGE, MAX, ...) or an ARGMAX/ARGMIN (its map reads ``_J``, the element's column, and its
+accumulator is a value and an index); an element-wise part that reads no element index, at the input's sizes
+(per element) or at the reduced sizes (once per row, reading only values of that size); or one that reads it
+(HARDMAX's FILL_VALUE_SEQUENCE) at the sizes along the axes (1 elsewhere), where the element's index is its
+column. The last part is per element.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ __all__ = ["MAX_PER_THREAD", "RowProgram", "plan_row_program"]
 
 MAX_PER_THREAD = 16  # elements a thread holds in registers: rows up to 256 x 16 = 4096 elements run as one kernel
 _COUNT_ONLY = ((N_PARAM, DataType.INT64),)  # a reduction whose only scalar is its count
+# The accumulators a part's reduction may have: REDUCE's in the compute type, ARGMAX/ARGMIN's (value, index) pair.
+_ACCUMULATORS = {"REDUCE": ("float", "double"), "ARGMAX": ("gpuops_arg<float>", "gpuops_arg<double>")}
+_ACCUMULATORS["ARGMIN"] = _ACCUMULATORS["ARGMAX"]
 MAX_GRID = 1 << 16  # blocks: a grid-stride loop covers more rows
 
 
@@ -133,6 +138,7 @@ def plan_row_program(desc: OperatorDesc) -> RowProgram | None:
     graph = composite_graph(desc)
     present = tuple(t for t in desc.input_tensors if t is not None)
     reduced = tuple(1 if d in axes else s for d, s in enumerate(sizes))
+    along = tuple(s if d in axes else 1 for d, s in enumerate(sizes))  # an index over the axes: the column
     kept = [d for d in range(len(sizes)) if d not in axes]
     nodes: list[RowNode] = []
     reads: list[RowRead] = []
@@ -162,15 +168,20 @@ def plan_row_program(desc: OperatorDesc) -> RowProgram | None:
         wide = any(s is not None and (s[0] == "read" or not nodes[s[1]].per_row) for s in operands)
         out_sizes = op.output_tensors[0].sizes
         if op.row.is_reduction:
-            spec = low.reduction_spec if op.row.name == "REDUCE" else None
+            spec = low.reduction_spec if op.row.name in _ACCUMULATORS else None
             if spec is None or tuple(low.axes) != axes or not wide or spec.scalar_params != _COUNT_ONLY:
                 return None
-            if "_J" in f"{spec.map_expr} {spec.reduce_expr} {spec.post_map_expr}" or out_sizes != reduced:
-                return None  # an index-reading reduction (ARGMAX's), or one not over the composite's axes
-            if spec.reduce_type not in ("float", "double"):
+            if out_sizes != reduced or spec.reduce_type not in _ACCUMULATORS[op.row.name]:
+                return None  # one not over the composite's axes, or an accumulator the kernel does not hold
+            arg = op.row.name != "REDUCE"  # ARGMAX, ARGMIN: only their map reads the element's column
+            if "_J" in f"{spec.reduce_expr} {spec.post_map_expr}" or ("_J" in spec.map_expr) != arg:
                 return None
             nodes.append(RowNode(low, spec, True, tuple(operands)))
-        elif isinstance(op.row, ElementwiseRow) and not op.row.reads_index and len(op.output_tensors) == 1:
+        elif isinstance(op.row, ElementwiseRow) and op.row.reads_index and len(op.output_tensors) == 1:
+            if any(operands) or out_sizes != along or low.has_scale_bias or low.fused is not None:
+                return None  # its index over ``along`` is the element's column; elsewhere it is not
+            nodes.append(RowNode(low, None, False, tuple(operands)))
+        elif isinstance(op.row, ElementwiseRow) and len(op.output_tensors) == 1:
             if out_sizes != (sizes if wide else reduced):
                 return None
             nodes.append(RowNode(low, None, not wide, tuple(operands)))

@@ -116,7 +116,7 @@ def _sanitized() -> bool:
 def emulator_pairs() -> list[tuple[str, str]]:
     """Every (op-table row, launch path) pair the emulator can run: element-wise rows on ``flat``,
     ``rows`` and ``elementwise``; each REDUCE function, ARGMAX and ARGMIN one pass and two passes; each scan row
-    on ``scan``; each composite a row program covers (``gpuops.row_program``: not HARDMAX) on ``row program``."""
+    on ``scan``; each composite a row program covers (``gpuops.row_program``) on ``row program``."""
     from descriptors import ReduceFunction
     from descriptors.optable import ELEMENTWISE_ROWS, REDUCTION_ROWS, SCAN_ROWS
 
@@ -125,7 +125,8 @@ def emulator_pairs() -> list[tuple[str, str]]:
     names = list(dict.fromkeys(n for n in names if n.startswith("REDUCE ") or n in ("ARGMAX", "ARGMIN")))
     pairs += [(r.name, "scan") for r in SCAN_ROWS]
     softmax = ("ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1")
-    pairs += [(n, "row program") for n in (*softmax, "MEAN_VARIANCE_NORMALIZATION1")]
+    hardmax = ("ACTIVATION_HARDMAX", "ACTIVATION_HARDMAX1")
+    pairs += [(n, "row program") for n in (*softmax, *hardmax, "MEAN_VARIANCE_NORMALIZATION1")]
     paths = ("rows reduction", "columns reduction", "reduction", "two-pass reduction")
     return pairs + [(n, p) for n in names for p in paths]
 

@@ -9,7 +9,10 @@ the composite's own parts (``graph_plan.composite_graph``), in their order:
 - a graph input read per element (:class:`RowRead`): loaded once, into registers;
 - an element-wise part at full size: computed per element with the statements its single-operator kernel and
   the fused graph kernels use (``codegen.node_body``), its value rounded to the part's output type (``v<k>[e]``);
-- a REDUCE over the row's axes: each thread reduces its elements in column order, then the group combines its
+- an element-wise part reading the element's index (FILL_VALUE_SEQUENCE over the row's axes): ``gpuops_index``
+  is the element's column, its row-major index over the axes;
+- a reduction over the row's axes (a REDUCE, or ARGMAX/ARGMIN whose map reads ``_J``, the column, and whose
+  accumulator is a struct): each thread reduces its elements in column order, then the group combines its
   accumulators in a shared-memory tree (pairs ``(t, t + threads / 2)``, then half as many, ...): the order of
   ``ReductionSpec.rows_kernel``, with the reduction's own map, reduce, identity and post-map expressions. Every
   thread of the group then reads the result (``v<k>``, rounded to the part's output type);
@@ -30,7 +33,7 @@ from descriptors import DataType
 from descriptors.optable import HELPERS
 
 from ..layout.reduce_plan import ROWS_BLOCK
-from . import _HEADERS, C_TYPES, node_body
+from . import _HEADERS, C_TYPES, INDEX, node_body
 from .graph import NodeLowering
 from .reduce import N_PARAM, ReductionSpec
 
@@ -104,14 +107,20 @@ def _offset(var: str, index: str, dims: int, prefix: str) -> list[str]:
     return [*lines, "}"]
 
 
+def _reads_column(spec: ReductionSpec) -> bool:
+    """Whether the reduction's map reads ``_J`` (the element's index over the reduced axes: ARGMAX, ARGMIN)."""
+    return "_J" in spec.map_expr
+
+
 def _reduction_functions(fname: str, k: int, spec: ReductionSpec) -> str:
     """Device functions of part ``k``'s reduction: map (its input value to an accumulator), reduce, post-map
     (the accumulator to the part's output value), each the spec's own expression."""
     ((x, in_dt),), ((y, out_dt),) = spec.inputs, spec.outputs
     acc, cin, cout = spec.reduce_type, C_TYPES[in_dt], C_TYPES[out_dt]
     n = f"const long long {N_PARAM}"
+    index = ", const long long _J" if _reads_column(spec) else ""  # ARGMAX's map: the element's column
     return (
-        f"__device__ __forceinline__ {acc} {fname}_map{k}(const {cin} {x}, {n}) "
+        f"__device__ __forceinline__ {acc} {fname}_map{k}(const {cin} {x}, {n}{index}) "
         f"{{ return static_cast<{acc}>({spec.map_expr}); }}\n"
         f"__device__ __forceinline__ {acc} {fname}_reduce{k}(const {acc} a, const {acc} b) "
         f"{{ return ({spec.reduce_expr}); }}\n"
@@ -158,17 +167,23 @@ def row_program_spec(
             (src,) = (s for s in node.operands if s is not None)
             functions.append(_reduction_functions("@F@", k, spec))
             helpers += spec.helpers
-            shared.append(f"__shared__ {spec.reduce_type} _s{k}[{BLOCK}];")
+            acc = spec.reduce_type
+            if acc in ("float", "double"):
+                shared.append(f"__shared__ {acc} _s{k}[{BLOCK}];")
+            else:  # a struct (ARGMAX's value and index) has a constructor: raw memory, 8-byte aligned
+                shared.append(f"__shared__ long long _s{k}_raw[({BLOCK} * sizeof({acc}) + 7) / 8];")
+                shared.append(f"{acc}* _s{k} = reinterpret_cast<{acc}*>(_s{k}_raw);")
+            column = f", static_cast<long long>(_lane + _e * {threads})" if _reads_column(spec) else ""
             body += [
                 f"{C_TYPES[out_dt]} v{k};  // {low.row.name} {low.variant}",
                 "{",
-                f"  {spec.reduce_type} _acc = @F@_identity{k}();",
-                f"  {loop} _acc = @F@_reduce{k}(_acc, @F@_map{k}({_operand(src, nodes)}, {N_PARAM}));",
+                f"  {acc} _acc = @F@_identity{k}();",
+                f"  {loop} _acc = @F@_reduce{k}(_acc, @F@_map{k}({_operand(src, nodes)}, {N_PARAM}{column}));",
                 f"  _s{k}[_tid] = _acc;",
                 "  __syncthreads();",
                 f"  for (unsigned int _half = {threads // 2}u; _half > 0; _half >>= 1) {{",
                 "    if (_lane < _half) {",
-                f"      const {spec.reduce_type} _a = _s{k}[_tid], _b = _s{k}[_tid + _half];",
+                f"      const {acc} _a = _s{k}[_tid], _b = _s{k}[_tid + _half];",
                 f"      _s{k}[_tid] = @F@_reduce{k}(_a, _b);",
                 "    }",
                 "    __syncthreads();",
@@ -184,6 +199,10 @@ def row_program_spec(
         target = f"v{k}" if node.per_row else f"v{k}[_e]"
         lines, used = node_body(row, low.dtypes, low.has_scale_bias, low.fused, names, target, low.impl)
         renames = [f"const {C_TYPES[t]} {n} = n{k}_{n};" for n, t in low.scalar_types]
+        if row.reads_index:  # FILL_VALUE_SEQUENCE over the row's axes: the element's column is its index
+            if node.per_row:
+                raise ValueError(f"row program: {row.name} reads the element's index, so it is per element")
+            renames.insert(0, f"const long long {INDEX} = static_cast<long long>(_lane + _e * {threads});")
         scalars += [(f"n{k}_{n}", t) for n, t in low.scalar_types]
         helpers += used
         block = "{ " + " ".join(renames + lines) + " }"

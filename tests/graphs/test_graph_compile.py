@@ -461,6 +461,36 @@ def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
     np.testing.assert_allclose(g, want, rtol=1e-5 if dt is F32 else 4e-3)
 
 
+def test_a_two_pass_reduction_takes_no_prologue_or_epilogue(
+    device: gpuops.Device, xp: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sqrt(SUM(x * y)) over all of 5003 elements, under a policy that splits it in two passes on the GPU (the default
+    policy's threshold, 2^18 elements, in miniature): the multiply and the sqrt stay kernels of their own (a fused
+    kernel is one pass, summing in another order), so the graph gives the bits of its nodes run one by one."""
+    from gpuops.layout import reduce_plan
+
+    small = reduce_plan.TwoPassPolicy(min_reduced=1024, min_total=1 << 12, min_part=256)
+    monkeypatch.setattr(reduce_plan, "DEFAULT_POLICY", small)
+    t, r = TensorDesc(F32, (5003,)), TensorDesc(F32, (1,))
+    graph = GraphDesc(
+        2, 1,
+        [OperatorNode(MUL(a_tensor=t, b_tensor=t, output_tensor=t)),
+         OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=(0,))),
+         OperatorNode(SQRT(input_tensor=r, output_tensor=r))],
+        [InputEdge(0, 0, 0), InputEdge(1, 0, 1)], [OutputEdge(2, 0, 0)],
+        [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
+    )  # fmt: skip
+    rng = np.random.default_rng(23)
+    x, y = rng.uniform(0.5, 1.5, 5003).astype(np.float32), rng.uniform(0.5, 1.5, 5003).astype(np.float32)
+    (got,), compiled = run_compiled(device, xp, graph, [x, y])
+    assert compiled.kernel_count == (3 if device.backend == "numpy" else 4)  # multiply; two passes; sqrt
+    if device.backend != "numpy":
+        assert compiled.step_paths == ("flat", "two-pass reduction", "flat")
+    assert_same(got, node_by_node(device, xp, graph, [x, y])[0], r, "two-pass SUM between element-wise nodes")
+    want = np.sqrt((x.astype(np.float64) * y).astype(np.float32).astype(np.float64).sum())
+    np.testing.assert_allclose(read_tensor(got, r).astype(np.float64), [want], rtol=1e-5)
+
+
 def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Device, xp: Any) -> None:
     """sigmoid(SUM(x)) * c (c a constant): SIGMOID reads the result alone and joins the reduction's kernel; the
     multiply reads a constant too, so it stays a kernel of its own (NumPy: a pass each). A result that is also

@@ -418,7 +418,10 @@ def test_output_may_not_alias_the_input(device: gpuops.Device, xp: Any) -> None:
         # The parts: every element-wise part fuses into a reduction or the final pass.
         ("ACTIVATION_SOFTMAX1", (6, 40), {"axes": (0,)}, 3),  # max; sum of exp(x - max); exp(x - max) / sum
         ("ACTIVATION_LOG_SOFTMAX1", (2, 4097), {"axes": (1,)}, 3),  # longer than 256 x 16; the log in an epilogue
-        ("ACTIVATION_HARDMAX1", (6, 40), {"axes": (1,)}, 3),  # ARGMAX; the index sequence; compare and cast
+        ("ACTIVATION_HARDMAX1", (6, 40), {"axes": (1,)}, 1),  # ARGMAX, the index sequence, compare, cast
+        ("ACTIVATION_HARDMAX", (6, 40), {}, 1),
+        ("ACTIVATION_HARDMAX1", (6, 40), {"axes": (0,)}, 3),  # ARGMAX; the index sequence; compare and cast
+        ("ACTIVATION_HARDMAX1", (2, 4097), {"axes": (1,)}, 3),
         (MVN, (6, 40), {"axes": (0,)}, 3),  # mean; variance (epsilon and sqrt in its epilogue); normalize
         (MVN, (6, 40), {"axes": (0,), "normalize_variance": False}, 2),
     ],
@@ -436,11 +439,11 @@ def test_kernel_counts(name: str, sizes: tuple[int, ...], fields: dict, kernels:
 
 
 # Which cases of test_matches_reference run as one row program on the CUDA path (by hand: their reduced axes are
-# one contiguous span per row of the input and the output, and they are not HARDMAX's).
+# one contiguous span per row of the input and the output).
 ROW_PROGRAM_IDS = {
-    **dict.fromkeys(("ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX"), {"vector", "batch", "leading-ones", "padded",
-                                                                       "bcast"}),
-    **dict.fromkeys(("ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1"), {"last", "all", "wide"}),
+    **dict.fromkeys(("ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_HARDMAX"),
+                    {"vector", "batch", "leading-ones", "padded", "bcast"}),
+    **dict.fromkeys(("ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1", "ACTIVATION_HARDMAX1"), {"last", "all", "wide"}),
     MVN: {"cross-channel", "no-variance", "relu", "elu", "scale-only", "1d"},
 }  # fmt: skip
 
@@ -503,6 +506,12 @@ ROW_PROGRAM_CASES = [
     (MVN, F16, ("rows3", (2, 3, 4, 5), None, None, {"axes": (3,), "scale": (2, 1, 4, 1),
                                                     "normalize_variance": False}), 1),
     (MVN, BF16, ("strided", (4, 33), (40, 1), (35, 1), {"axes": (1,), "bias": (4, 1), "epsilon": 0.01}), 1),
+    # HARDMAX: values rounded (run_case), so ties within and across lanes; 64 threads x 8; rows not filling the
+    # last block and a padded output; one row of all 24 elements; over 256 x 16: the parts
+    ("ACTIVATION_HARDMAX1", F16, ("t64", (3, 257), None, None, {"axes": (1,)}), 1),
+    ("ACTIVATION_HARDMAX", BF16, ("rows", (37, 100), None, (128, 1), {}), 1),
+    ("ACTIVATION_HARDMAX1", F32, ("all", (2, 3, 4), None, None, {"axes": (0, 1, 2)}), 1),
+    ("ACTIVATION_HARDMAX1", F32, ("long", (2, 4097), None, None, {"axes": (1,)}), 3),
 ]  # fmt: skip
 
 
@@ -541,6 +550,30 @@ def test_row_program_special_rows(name: str, dt: DataType, device: gpuops.Device
     want = 0.0 if name == "ACTIVATION_SOFTMAX1" else -INF
     assert (got[4, ::3] == want).all()
     check(name, dt, got, ref, n)
+
+
+@pytest.mark.parametrize("dt", [F32, F16, BF16], ids=lambda d: d.name)
+def test_row_program_hardmax_special_rows(dt: DataType, device: gpuops.Device, xp: Any) -> None:
+    """HARDMAX1 rows of one program (300 columns: several elements per lane) with ARGMAX's rule (README): ties go
+    to the first maximum, also between lanes and between a lane's elements; a NaN is the maximum (the first NaN);
+    a row of -inf only picks its first element; +inf and -inf among finite values; next to an ordinary row."""
+    x = np.round(np.random.default_rng(6).standard_normal((7, 300)) * 3)
+    x[1, [7, 200]] = NAN
+    x[2, :] = -INF
+    x[3, ::2] = -INF
+    x[4, [250, 40, 170, 41]] = 50.0  # columns 40 and 41: lanes 40 and 41 of 64 or more; 170, 250: later elements
+    x[5, [299, 3]] = INF
+    x[6, :] = 1.0
+    arr = x.astype(dt.numpy_dtype)
+    want = np.zeros(x.shape)
+    want[np.arange(7), [int(np.argmax(r)) for r in x]] = 1.0  # NumPy: the first NaN, else the first maximum
+    assert [int(np.flatnonzero(r)[0]) for r in want[1:]] == [7, 0, int(np.argmax(x[3])), 40, 3, 0]
+    if device.backend != "numpy":
+        desc = case_desc("ACTIVATION_HARDMAX1", dt, ("edge", arr.shape, None, None, {"axes": (1,)}))
+        assert device.compile_operator(device.create_operator(desc)).step_paths == ("row program",)
+    got, ref, n, _ = run_case(device, xp, "ACTIVATION_HARDMAX1", dt, ("edge", arr.shape, None, None, {"axes": (1,)}),
+                              x=arr)  # fmt: skip
+    assert np.array_equal(got, want) and np.array_equal(ref, want)
 
 
 def test_composite_node_in_a_graph(device: gpuops.Device, xp: Any) -> None:
@@ -678,6 +711,9 @@ BITWISE_CASES = [
     ("ACTIVATION_SOFTMAX1", F32, (3, 3000), {"axes": (1,)}),
     (MVN, F32, (2, 3, 4, 5), {"axes": (2, 3), "scale": (1, 3, 1, 1), "bias": (1, 3, 1, 1), "act": "ACTIVATION_ELU"}),
     (MVN, BF16, (4, 33), {"axes": (1,), "normalize_variance": False, "bias": (1, 33)}),
+    ("ACTIVATION_HARDMAX1", F32, (6, 40), {"axes": (1,)}),  # values rounded: ties
+    ("ACTIVATION_HARDMAX", F16, (3, 257), {}),
+    ("ACTIVATION_HARDMAX1", BF16, (3, 3000), {"axes": (1,)}),
 ]
 
 
@@ -708,8 +744,11 @@ def test_row_program_equals_its_parts_bit_for_bit(name: str, dt: DataType, sizes
             extra["fused_activation"] = desc_class(fields["act"])(alpha=0.5)
     desc = desc_class(name)(input_tensor=t, output_tensor=t, **extra)
     tensors = desc.input_tensors  # None for an absent ScaleTensor or BiasTensor
+    ties = np.round if "HARDMAX" in name else np.asarray  # HARDMAX: equal maxima, the first wins
     bufs = [
-        None if d is None else to_backend(xp, buffer_for(d, (rng.standard_normal(d.sizes) * 3).astype(dt.numpy_dtype)))
+        None
+        if d is None
+        else to_backend(xp, buffer_for(d, ties(rng.standard_normal(d.sizes) * 3).astype(dt.numpy_dtype)))
         for d in tensors
     ]
     op = device.compile_operator(device.create_operator(desc))

@@ -102,6 +102,20 @@ def test_softmax_the_row_program_does_not_fit_moves_four_float32_copies() -> Non
         assert c.bytes_moved / (r * cols * 4) == pytest.approx(4.0, abs=0.01)
 
 
+def test_hardmax_over_rows_that_fit_is_one_kernel_reading_x_once() -> None:
+    """HARDMAX1 over the last axis of [R, C] float16, C = 1024: one row program (ARGMAX, the index sequence, the
+    comparison and the cast in registers) reads x once and writes y once: 4 bytes per element. Over the first
+    axis of [C, R] it runs three kernels: ARGMAX (read x, write R uint32 indices); the index sequence (write C
+    uint32); the comparison and cast (read the C indices and the R results, write y)."""
+    r, cols = 64, 1024
+    x = TensorDesc(F16, (r, cols))
+    _, c = _cost(desc_class("ACTIVATION_HARDMAX1")(input_tensor=x, output_tensor=x, axes=(1,)))
+    assert c == Cost(1, r * cols * 2, r * cols * 2)
+    x = TensorDesc(F16, (cols, r))
+    _, c = _cost(desc_class("ACTIVATION_HARDMAX1")(input_tensor=x, output_tensor=x, axes=(0,)))
+    assert c == Cost(3, r * cols * 2 + cols * 4 + r * 4, r * 4 + cols * 4 + r * cols * 2)
+
+
 def test_mvn_row_program_reads_scale_and_bias_once_per_distinct_element() -> None:
     """MEAN_VARIANCE_NORMALIZATION1 of [N, C, H, W] = [2, 3, 4, 5] over (H, W), per-channel ScaleTensor and
     BiasTensor of [1, 3, 1, 1]: one row program reading x (120 float32) and the 3 + 3 values, writing 120."""
