@@ -19,6 +19,7 @@
 #      those arguments: every case at 2^20, 2^24 and 2^26 elements, issue 33's sizes; the host-time case at 1000),
 #      with PyTorch on the same device buffers as a peer where torch is importable, under `timeout` (at most 120 s)
 #      with the rest of the budget (and --budget, so that it writes its JSON and plot with the cases it reached).
+#      Then python -m benchmarks.host_overhead (host time per call, real launches and no-op ones) into bench.log.
 #   3. ci/gpu_summary.py: summary.json and summary.txt: exit codes, counts, failures grouped by message class, the
 #      tests that poisoned the device context, the slowest test files, the benchmark's ratios (x cupy, x torch).
 #
@@ -157,6 +158,12 @@ if [ -f benchmarks/__main__.py ]; then
     timeout -s INT -k 10 "$bench_timeout" python3 -m benchmarks "${bench_args[@]}" --out "$OUT" \
         --budget $((bench_timeout * 2 / 3)) 2>&1 | tee "$OUT/bench.log" || bench_rc=${PIPESTATUS[0]}
     echo "== benchmark exit code: $bench_rc"
+    # Host time per call (issue 33): cupy.add(out=), gpuops execute and the convenience call with real launches,
+    # and gpuops' own work with no-op launches on the emulator; its table joins bench.log (no file of its own).
+    if [ -f benchmarks/host_overhead.py ] && [ "$(left)" -gt $((summary_reserve + 30)) ]; then
+        timeout -s INT -k 10 30 python3 -m benchmarks.host_overhead --calls 2000 --repeats 5 \
+            --out "$(mktemp -d)/host-overhead.json" 2>&1 | tee -a "$OUT/bench.log"
+    fi
 fi
 
 # --- summary: summary.json and summary.txt (failures by message class), file sizes capped

@@ -303,6 +303,11 @@ class BindingPlan:
         always take :meth:`check`."""
         return self._exact
 
+    def common_check(self) -> Accepts | None:
+        """The predicate :meth:`check`'s common path binds through (the size rule), or None where there is none:
+        True only where ``check(inputs, outputs)`` would return ``(inputs, outputs, False)``."""
+        return self._accepts
+
     def exact_buffers(self) -> tuple[tuple[tuple[np.dtype, tuple[int]], ...], tuple[np.dtype, tuple[int]]] | None:
         """``(dtype, shape)`` of each input and of the one output of :meth:`fast_check`, or None."""
         exact = self._exact

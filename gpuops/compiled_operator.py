@@ -38,6 +38,8 @@ class CompiledOperator:
     #: The backend's convenience call for the common case (``Backend.fast_paths``): returns None for any call
     #: it leaves to ``gpuops.arrays.call``.
     _fast_call: Callable[[Sequence[Any], Any], Any] | None = None
+    #: The binding plan's common-path predicate (``BindingPlan.common_check``), tried before ``unwrap``.
+    _accepts: Callable[[Sequence[Any], Sequence[Any]], bool] | None = None
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         self.device = device
@@ -58,6 +60,7 @@ class CompiledOperator:
             backend.name,
             host=backend.binds_host_memory,
         )
+        self._accepts = self._binding.common_check()
         # A backend's specialised ``execute`` for the common call (``Backend.fast_paths``, binding through the
         # plan's ``fast_check``), which hands anything else to the general path below; installed on the instance,
         # so a call costs no extra frame.
@@ -75,8 +78,12 @@ class CompiledOperator:
     def _general_execute(self) -> Callable[[Sequence[Any], Sequence[Any]], None]:
         """:meth:`execute` as a function of the binding and the kernel only (no reference back to ``self``)."""
         unwrap, check, kernel = self._backend.unwrap, self._binding.check, self._kernel
+        accepts = self._binding.common_check()
 
         def execute(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+            if accepts is not None and accepts(inputs, outputs):  # as they are: nothing to unwrap (see execute)
+                kernel(inputs, outputs, False)
+                return
             ins, outs, aliased = check(unwrap(inputs), unwrap(outputs))
             kernel(ins, outs, aliased)
 
@@ -156,6 +163,12 @@ class CompiledOperator:
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
         """Bind buffers in the operator's tensor order and run; ``BindingError`` before any write."""
+        # The common binding first: buffers the plan's predicate accepts are each of exactly the backend's array
+        # type, which ``unwrap`` returns as they are, and ``check`` would return them unchanged, not aliased.
+        accepts = self._accepts
+        if accepts is not None and accepts(inputs, outputs):
+            self._kernel(inputs, outputs, False)
+            return
         unwrap = self._backend.unwrap
         inputs, outputs, aliased = self._binding.check(unwrap(inputs), unwrap(outputs))
         self._kernel(inputs, outputs, aliased)

@@ -26,7 +26,7 @@ from ..layout.reduce_plan import Layout, TwoPassPlan
 from ..lowering import RowKind
 from .array_module import array_module
 from .base import Execute, FastPaths
-from .runs import BufferRun, ElementwiseRun, ReduceRun
+from .runs import ElementwiseRun, ReduceRun
 
 if TYPE_CHECKING:
     from ..binding import BindingPlan
@@ -391,11 +391,11 @@ class CupyBackend:
         key = (self.name, *lowering.key)
         plan = lowering.layout if config.settings().cupy_fast else None
         if plan is not None:
-            from .cupy_fast import CupyFastKernel
+            from .cupy_fast import CupyFastKernel, FastRun
 
             kind = plan.kind
             fast = kernels.get_or_build((*key, kind), lambda: CupyFastKernel(spec, kind, xp=xp))
-            return BufferRun(fast, lowering, kind, plan, "run")
+            return FastRun(fast, lowering, kind, plan)
         ew = kernels.get_or_build(key, lambda: CupyKernel(spec, xp), lambda: spec.source)
         return ElementwiseRun(ew, lowering, "elementwise", self._views)
 
@@ -407,15 +407,26 @@ class CupyBackend:
 
     @staticmethod
     def fast_paths(kernel: Any, lowering: Lowering, binding: BindingPlan, general: Execute) -> FastPaths | None:
-        """None: ``execute`` binds through ``BindingPlan.check``, whose common path is the plan's predicate
-        (``binding.FastCheck``, the rules the NumPy backend's fast paths bind through), and launches."""
-        return None
+        """``execute`` stays ``general`` (the plan's predicate, ``binding.FastCheck``, the rules the NumPy backend's
+        fast paths bind through, then the launch); the convenience call gets ``cupy_fast.fast_call`` where the
+        buffers may be exact (else None: no fast path, as without a binding plan)."""
+        if binding is None:
+            return None
+        from .cupy_fast import fast_call
+
+        call = fast_call(kernel, binding)
+        return None if call is None else FastPaths(general, call)
 
     def unwrap(self, buffers: Sequence[Any]) -> Sequence[Any]:
         """GPU tensors of other libraries (``__cuda_array_interface__``, DLPack: torch, JAX) as CuPy arrays over
         the same memory; the rest as given (binding then says what is wrong)."""
         nd = self.array_type
-        if not isinstance(buffers, (list, tuple)) or all(type(b) is nd for b in buffers):
+        if not isinstance(buffers, (list, tuple)):
+            return buffers
+        for b in buffers:  # a loop, not all() over a generator: the common call has nothing to convert
+            if type(b) is not nd:
+                break
+        else:
             return buffers
         return type(buffers)(self._foreign(b, f"the buffer at position {k}") for k, b in enumerate(buffers))
 

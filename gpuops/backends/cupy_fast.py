@@ -12,14 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..codegen import KernelSpec
 from ..codegen.fast import fast_source
 from ..layout.launch_plan import DEFAULT_POLICY, FastPlan, LaunchPolicy, is_aligned, launch_config, size_args
 from .array_module import array_module
+from .base import Call
 
-__all__ = ["CupyFastKernel"]
+if TYPE_CHECKING:
+    from ..binding import BindingPlan
+    from ..lowering import FusedLowering, Lowering
+
+__all__ = ["CupyFastKernel", "FastRun", "fast_call"]
 
 
 class CupyFastKernel:
@@ -62,3 +69,98 @@ class CupyFastKernel:
         launch = (grid, block, sizes)
         self._launches[(plan, aligned)] = launch
         return launch
+
+
+class FastRun:
+    """A compiled operator's ``flat`` or ``rows`` kernel bound to its plan (``gpuops.backends.base.Kernel``): what
+    :meth:`CupyFastKernel.run` works out per call from the plan (the launch's grid, block and size arguments, with
+    and without packs; each operand's pack alignment) is worked out here once, so a call reads the operands'
+    pointers and launches. The same launch as ``BufferRun(kernel, ..., "run")``, bit for bit."""
+
+    def __init__(self, kernel: CupyFastKernel, lowering: Lowering | FusedLowering, launch_path: str, plan: FastPlan):
+        self.kernel = kernel
+        self.launch_path = launch_path
+        self.layout = plan
+        self.prepared = kernel.prepare(lowering.scalars)
+        self.positions = tuple(k for k, _ in lowering.inputs)
+        n = len(self.positions)
+        unaligned = kernel._launch(plan, False, n)  # ValueError here for a plan that does not fit the kernel
+        flat = plan.kind == "flat"
+        aligned = kernel._launch(plan, True, n) if flat else unaligned
+        prepared = self.prepared
+        self._unaligned = (unaligned[0], unaligned[1], prepared, unaligned[2])
+        self._aligned = (aligned[0], aligned[1], prepared, aligned[2])
+        # is_aligned's rule (flat only): each operand's address a multiple of pack * itemsize, broadcast inputs
+        # exempt (0).
+        mods = [0] * (n + 1)
+        if flat:
+            mods = [0 if b else plan.pack * i for i, b in zip(plan.itemsizes, (*plan.broadcast, False), strict=True)]
+        self._in_mods = tuple(zip(self.positions, mods[:-1], strict=True))
+        self._out_mod = mods[-1]
+        self._flat = flat
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        out = outputs[0]
+        launch = self._unaligned
+        if self._flat:
+            for k, m in self._in_mods:
+                if m and inputs[k].data.ptr % m:
+                    break
+            else:
+                if not out.data.ptr % self._out_mod:
+                    launch = self._aligned
+        grid, block, prepared, sizes = launch
+        self.kernel.kernel(grid, block, (*[inputs[k] for k in self.positions], *prepared, out, *sizes))
+
+
+#: Launch paths whose kernel writes every element of a packed output (element-wise maps, reductions, scans).
+_WRITES_EVERY_ELEMENT = frozenset(
+    {"flat", "rows", "elementwise", "rows reduction", "columns reduction", "reduction", "two-pass reduction", "scan"}
+)
+
+
+def fast_call(kernel: Any, binding: BindingPlan) -> Call | None:
+    """The convenience call ``compiled(*inputs, out=None)`` of an operator whose buffers may be exact
+    (``BindingPlan.fast_check``: every tensor present and packed, one output), for its common case: each input
+    an array of exactly the backend's type, dtype and the tensor's sizes (or its flat buffer), no ``out``. Such
+    inputs are bound as ``gpuops.arrays.call`` binds them (their flat views, a copy of one that is not
+    C-contiguous) and the output is allocated uninitialised (``ndarray(shape, dtype)``, as ``empty``) rather than
+    by ``zeros`` (no fill launched on a GPU): the kernel (one of :data:`_WRITES_EVERY_ELEMENT`) writes every one of
+    its elements, which are exactly the tensor's. Returns None (the general call decides, errors included) for
+    anything else, a binding the plan's predicate does not accept included."""
+    check = binding.fast_check()
+    if check is None or getattr(kernel, "launch_path", None) not in _WRITES_EVERY_ELEMENT:
+        return None
+    nd = binding.array_type
+    shapes: list[tuple[np.dtype, tuple[int, ...], tuple[int] | None]] = []
+    for (d, n), s in zip(check.inputs, binding.inputs, strict=True):
+        if s.tensor is None:
+            return None
+        sizes = tuple(s.tensor.sizes)
+        shapes.append((d, sizes, None if sizes == (n,) else (n,)))
+    specs = tuple(shapes)
+    do, no = check.output
+    (out_slot,) = binding.outputs
+    if out_slot.tensor is None:
+        return None
+    out_sizes = tuple(out_slot.tensor.sizes)
+    out_flat = (no,)
+    one_d = out_sizes == out_flat
+    accepts_inputs, count = check.accepts_inputs, len(specs)
+
+    def call(inputs: Sequence[Any], out: Any) -> Any:
+        if out is not None or len(inputs) != count:
+            return None
+        bufs = []
+        for x, (d, sizes, flat) in zip(inputs, specs, strict=True):
+            if type(x) is not nd or x.dtype is not d or x.shape != sizes:
+                return None
+            bufs.append(x if flat is None else x.reshape(flat))  # a copy of one that is not C-contiguous
+        if not accepts_inputs(*bufs):
+            return None
+        o = nd(out_flat, do)
+        outs = [o]
+        kernel(bufs, outs, False)
+        return o if one_d else o.reshape(out_sizes)
+
+    return call
