@@ -136,14 +136,20 @@ class CompiledOperator:
     def cost(self) -> Cost:
         """Kernel launches and device-memory bytes of one ``execute`` on the CuPy backend (``gpuops.cost``): the
         kernel reads each input's distinct elements and writes the outputs once; a two-pass reduction also writes
-        and reads back its partial accumulators. Stated on every backend."""
+        and reads back its partial accumulators (a split rows one in its one launch, with a ticket per row).
+        Stated on every backend."""
         desc = self.desc
         one = kernel(desc.input_tensors, desc.output_tensors)
         lowering = self.lowering
         two_pass = lowering.two_pass
         if two_pass is None:
             return one
-        partial = math.prod(two_pass.partial_sizes) * sum(dt.itemsize for _, dt in lowering.two_pass_specs[0].outputs)
+        acc = sum(dt.itemsize for _, dt in lowering.two_pass_specs[0].outputs)  # a partial accumulator's bytes
+        rows = lowering.rows
+        if rows is not None and rows.parts > 1:  # split rows: one launch; partials, and a zeroed ticket per row
+            slots = rows.rows * rows.parts * acc
+            return Cost(1, one.bytes_read + slots, one.bytes_written + slots + rows.rows * 4)
+        partial = math.prod(two_pass.partial_sizes) * acc
         return Cost(2, one.bytes_read + partial, one.bytes_written + partial)
 
     def bound_tensors(self) -> tuple[tuple[TensorDesc | None, ...], tuple[TensorDesc, ...]]:

@@ -14,8 +14,9 @@
    run one by one, but intermediates stay in registers. A group whose one exit value only a reduction reads
    becomes the reduction's prologue (its map expression); the front of the group reading a reduction's result
    and nothing else, its epilogue (its post-map): ``FusedReduceStep``. A reduction the GPU runs in two passes
-   (``reduce_plan.plan_two_pass`` on the layout it reads) takes neither: a fused kernel is one pass, and its sum
-   would round in another order than the nodes' run one by one.
+   (``reduce_plan.plan_two_pass`` on the layout it reads, rows aside: those take the split rows kernel, fused or
+   not) takes neither: a fused kernel is one pass, and its sum would round in another order than the nodes' run
+   one by one.
 3. **Homes.** A value read outside its group (or by a non-fused node) is materialized: in the graph output it
    is (the first one, when it is several), else in a workspace buffer the compiled graph owns. A value that
    is more than one graph output is copied into the others by ``ELEMENT_WISE_IDENTITY`` steps.
@@ -30,7 +31,8 @@ from descriptors import OperatorDesc, TensorDesc, desc_class
 from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge, Source
 from descriptors.schema import CompositeRow
 
-from .layout.reduce_plan import plan_two_pass
+from . import config
+from .layout.reduce_plan import plan_rows, plan_two_pass
 
 __all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "composite_graph", "plan_graph"]
 
@@ -279,12 +281,17 @@ def _is_reduction(node: OperatorNode | ConstantNode) -> bool:
 
 def _splits(graph: GraphDesc, r: int) -> bool:
     """Whether the GPU runs reduction node ``r`` in two passes (``reduce_plan.plan_two_pass`` on the layout it
-    reads): such a reduction takes in no prologue or epilogue (a fused kernel is one pass), so that the fused graph
-    sums in the same order, and gives the same bits, as its nodes run one by one."""
+    reads, unless its rows take the split rows kernel, ``reduce_plan.plan_rows``, which fused kernels run too): such
+    a reduction takes in no prologue or epilogue (a fused kernel is one pass), so that the fused graph sums in the
+    same order, and gives the same bits, as its nodes run one by one."""
     desc = _rewritten(graph, r)
-    x = desc.input_tensors[0]
+    x, y = desc.input_tensors[0], desc.output_tensors[0]
     axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
-    return x is not None and plan_two_pass(x.sizes, x.element_strides, axes) is not None
+    if x is None or plan_two_pass(x.sizes, x.element_strides, axes) is None:
+        return False
+    wanted = config.settings()  # GPUOPS_CUPY_ROWS_REDUCE=0: CuPy's two passes for rows too
+    own = wanted.cupy_fast and wanted.cupy_rows_reduce
+    return not own or plan_rows(x.sizes, x.element_strides, y.element_strides, axes) is None
 
 
 def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:

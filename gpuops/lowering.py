@@ -44,7 +44,15 @@ from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, accumulator, scan_kernel_spec
 from .layout.launch_plan import FastPlan, plan_tensors
-from .layout.reduce_plan import ColumnsPlan, RowsPlan, TwoPassPlan, plan_columns, plan_rows, plan_two_pass
+from .layout.reduce_plan import (
+    ColumnsPlan,
+    RowsPlan,
+    TwoPassPlan,
+    plan_columns,
+    plan_rows,
+    plan_two_pass,
+    split_rows,
+)
 
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
@@ -235,8 +243,9 @@ class Lowering:
 
     @functools.cached_property
     def rows(self) -> RowsPlan | None:
-        """The GPU's rows kernel plan of a one-pass reduction over one contiguous span per output
-        (``reduce_plan.plan_rows``), or None (CuPy's ``ReductionKernel`` runs it)."""
+        """The GPU's rows kernel plan of a reduction over one contiguous span per output (``reduce_plan.plan_rows``;
+        each row in parts, ``reduce_plan.split_rows``, where ``two_pass`` would split it), or None (CuPy's
+        ``ReductionKernel`` runs it)."""
         return None
 
     @functools.cached_property
@@ -364,9 +373,11 @@ class ReductionLowering(Lowering):
     @functools.cached_property
     def rows(self) -> RowsPlan | None:
         (_, inp), *_ = self.inputs
-        if self.two_pass is not None or len(self.reduction_spec.scalar_params) != 1:
+        if len(self.reduction_spec.scalar_params) != 1:
             return None
-        return plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+        plan = plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+        # Few long rows (the two-pass split's case): each row in parts, one launch (split_rows).
+        return split_rows(plan) if plan is not None and self.two_pass is not None else plan
 
     @functools.cached_property
     def columns(self) -> ColumnsPlan | None:

@@ -90,9 +90,9 @@ def _reduce(p: Mapping[str, Any]) -> Case:
         **{row.selector: enum_type[p["variant"]], "input_tensor": in_desc, "output_tensor": out_desc},
         axes=layout.axes,
     )
-    # "large" runs as run_case runs it: two passes from 2**14 elements; the ReductionKernel's cases on rows layouts
-    # with the rows kernel off.
-    if layout_name == "large":
+    # "large" and "large-rows" run as run_case runs them: split from 2**14 elements; the ReductionKernel's cases on
+    # rows layouts with the rows kernel off.
+    if layout_name.startswith("large"):
         return desc, [in_desc], [out_desc], functools.partial(_large_policy, reduce_plan, m.LARGE_POLICY)
     if p.get("rows_off"):
         from gpuops import config

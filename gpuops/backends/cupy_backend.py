@@ -299,6 +299,12 @@ class CupyBackend:
         wanted = config.settings()
         own = wanted.cupy_fast and wanted.cupy_rows_reduce
         rows, columns = (lowering.rows, lowering.columns) if own else (None, None)
+        if rows is not None and rows.parts > 1:  # a few long rows, each in parts: one launch
+            from .cupy_rows_reduce import CupySplitRowsKernel, SplitRowsReduceRun
+
+            built = kernels.get_or_build((*key, "split rows"), lambda: CupySplitRowsKernel(spec, xp))
+            ((position, _),) = lowering.inputs
+            return SplitRowsReduceRun(built, position, lowering.count, rows, xp)
         if rows is not None:  # one contiguous span per output: gpuops' rows kernel
             from .cupy_rows_reduce import CupyRowsReduceKernel, RowsReduceRun
 

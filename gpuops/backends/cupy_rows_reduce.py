@@ -1,10 +1,10 @@
 """The rows and columns reductions on CuPy (issue 33): one ``cupy.RawKernel`` per (spec, geometry).
 
 A one-pass reduction whose reduced elements are one contiguous span per output (``reduce_plan.plan_rows``: the
-inner axes of a packed tensor, the whole of a 1-D one) runs ``codegen.reduce.ReductionSpec.rows_kernel``: a group
+inner axes of a packed tensor, the whole of a 1-D one) runs ``codegen.reduce_rows.rows_kernel``: a group
 of threads per row reading the span coalesced, in 256-thread blocks, instead of CuPy's ``ReductionKernel``, whose
 per-element index arithmetic and one 512-thread block per row held it to ~0.2 of copy bandwidth on an H200. One
-over an outer or a middle axis (``reduce_plan.plan_columns``) runs ``ReductionSpec.columns_kernel``: neighbouring
+over an outer or a middle axis (``reduce_plan.plan_columns``) runs ``reduce_rows.columns_kernel``: neighbouring
 outputs side by side (coalesced reads along the inner axes), several lanes each down the reduced axes. The launch
 geometry and the arguments are worked out once, when the operator is compiled.
 """
@@ -20,6 +20,7 @@ import numpy as np
 from descriptors import TensorDesc
 
 from .. import kernels
+from ..codegen import reduce_rows
 from ..codegen.reduce import ReductionSpec
 from ..layout.reduce_plan import ROWS_BLOCK, ColumnsPlan, RowsPlan, column_out_strides, column_strides, line_strides
 from .array_module import array_module
@@ -35,6 +36,8 @@ __all__ = [
     "FusedColumnsReduceRun",
     "FusedRowsReduceRun",
     "RowsReduceRun",
+    "SplitRowsReduceRun",
+    "CupySplitRowsKernel",
     "fused_run",
 ]
 
@@ -52,24 +55,42 @@ def _blocks(units: int, per_block: int) -> int:
 
 class CupyRowsReduceKernel:
     """The rows kernel of one reduction spec for ``threads`` threads per row (``strided``: which inputs are read
-    through a column stride, ``ReductionSpec.rows_kernel``)."""
+    through a column stride, ``reduce_rows.rows_kernel``)."""
 
     def __init__(
         self, spec: ReductionSpec, threads: int, xp: ModuleType | None = None, strided: tuple[bool, ...] | None = None
     ) -> None:
         cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
-        self.name, self.source = spec.rows_kernel(threads, strided=strided)
+        self.name, self.source = reduce_rows.rows_kernel(spec, threads, strided=strided)
         self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
 
 
+class CupySplitRowsKernel:
+    """The split rows kernel of one reduction spec (``reduce_rows.split_rows_kernel``; ``strided`` as there)."""
+
+    def __init__(
+        self, spec: ReductionSpec, xp: ModuleType | None = None, strided: tuple[bool, ...] | None = None
+    ) -> None:
+        cupy = xp if xp is not None else array_module("cupy")
+        self.spec = spec
+        self.name, self.source = reduce_rows.split_rows_kernel(spec, strided=strided)
+        self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
+
+
+def split_workspace(xp: ModuleType, plan: RowsPlan) -> tuple[Any, Any]:
+    """A split rows launch's workspace, new for each call (one compiled operator may run on several threads):
+    a 16-byte slot per part, and the rows' tickets, zeroed."""
+    return xp.empty(plan.rows * plan.parts * 16, dtype=np.uint8), xp.zeros(plan.rows, dtype=np.uint32)
+
+
 class CupyColumnsReduceKernel:
-    """The columns kernel of one reduction spec for ``columns`` outputs per block (``ReductionSpec.columns_kernel``)."""
+    """The columns kernel of one reduction spec for ``columns`` outputs per block (``reduce_rows.columns_kernel``)."""
 
     def __init__(self, spec: ReductionSpec, columns: int, xp: ModuleType | None = None) -> None:
         cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
-        self.name, self.source = spec.columns_kernel(columns)
+        self.name, self.source = reduce_rows.columns_kernel(spec, columns)
         self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
 
 
@@ -87,6 +108,25 @@ class RowsReduceRun:
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
         self.kernel(self.grid, self.block, (inputs[self.position], *self.args, outputs[0], *self.sizes))
+
+
+class SplitRowsReduceRun:
+    """``execute`` of a split rows reduction (``reduce_plan.split_rows``): one launch, its workspace per call."""
+
+    launch_path = "split rows reduction"
+
+    def __init__(self, kernel: CupySplitRowsKernel, position: int, count: int, plan: RowsPlan, xp: ModuleType) -> None:
+        self.kernel, self.xp, self.plan = kernel.kernel, xp, plan
+        self.position = position
+        self.grid, self.block = (_blocks(plan.rows * plan.parts, 1),), (ROWS_BLOCK,)
+        self.args = (np.int64(count),)
+        values = (plan.rows, plan.cols, plan.in_stride, plan.out_stride, plan.parts, plan.span)
+        self.sizes = tuple(np.int64(v) for v in values)
+
+    def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
+        ws, tickets = split_workspace(self.xp, self.plan)
+        args = (inputs[self.position], *self.args, outputs[0], *self.sizes, ws, tickets)
+        self.kernel(self.grid, self.block, args)
 
 
 class ColumnsReduceRun:
@@ -148,6 +188,10 @@ class _FusedRun:
     def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
         raise NotImplementedError
 
+    def workspace(self) -> tuple[Any, ...]:
+        """Arguments a launch needs new each call (a split rows launch's workspace), after the sizes."""
+        return ()
+
     def packed(self) -> tuple[int, ...]:
         raise NotImplementedError
 
@@ -166,7 +210,7 @@ class _FusedRun:
         pairs = zip(self.repack, inputs, strict=True)
         ins = [b if make is None else xp.ascontiguousarray(make(b)) for make, b in pairs]
         out = outputs[0] if self.out_view is None else xp.empty(self.out_shape, self.out_dtype)
-        self.kernel(self.grid, self.block, (*ins, *self.args, out, *self.sizes))
+        self.kernel(self.grid, self.block, (*ins, *self.args, out, *self.sizes, *self.workspace()))
         if self.out_view is not None:
             self.out_view(outputs[0])[...] = out
 
@@ -192,8 +236,16 @@ class FusedRowsReduceRun(_FusedRun):
     ) -> None:
         self.plan = plan
         super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
-        self.grid, self.block = (_blocks(plan.rows, plan.rows_per_block),), (ROWS_BLOCK,)
         self.sizes = (np.int64(plan.rows), np.int64(plan.cols), *self.steps, *self.out_steps)
+        if plan.parts > 1:  # the split rows kernel (reduce_plan.split_rows)
+            self.launch_path = "split rows reduction"
+            self.grid, self.block = (_blocks(plan.rows * plan.parts, 1),), (ROWS_BLOCK,)
+            self.sizes += (np.int64(plan.parts), np.int64(plan.span))
+        else:
+            self.grid, self.block = (_blocks(plan.rows, plan.rows_per_block),), (ROWS_BLOCK,)
+
+    def workspace(self) -> tuple[Any, ...]:
+        return split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
 
     @staticmethod
     def strided(inputs: Sequence[TensorDesc], axes: tuple[int, ...]) -> tuple[bool, ...]:
@@ -281,8 +333,11 @@ def fused_run(
     (_, inp), *_ = reduce.inputs
     if rows is not None:
         t, strided = rows.threads, FusedRowsReduceRun.strided(ins, reduce.axes)
-        key = (name, "fused-reduce-rows", t, strided, *texts)
-        built = kernels.get_or_build(key, lambda: CupyRowsReduceKernel(spec, t, xp, strided))
+        key = (name, "fused-reduce-rows", t, rows.parts > 1, strided, *texts)
+        if rows.parts > 1:
+            built: Any = kernels.get_or_build(key, lambda: CupySplitRowsKernel(spec, xp, strided))
+        else:
+            built = kernels.get_or_build(key, lambda: CupyRowsReduceKernel(spec, t, xp, strided))
         return FusedRowsReduceRun(built, ins, output, reduce.axes, prepared, reduce.count, rows, views, xp, inp.sizes)
     if columns is None:
         raise TypeError(f"{reduce.row.name}: a fused reduction on gpuops' kernels without a rows or columns plan")

@@ -14,7 +14,7 @@ the composite's own parts (``graph_plan.composite_graph``), in their order:
 - a reduction over the row's axes (a REDUCE, or ARGMAX/ARGMIN whose map reads ``_J``, the column, and whose
   accumulator is a struct): each thread reduces its elements in column order, then the group combines its
   accumulators in a shared-memory tree (pairs ``(t, t + threads / 2)``, then half as many, ...): the order of
-  ``ReductionSpec.rows_kernel``, with the reduction's own map, reduce, identity and post-map expressions. Every
+  ``reduce_rows.rows_kernel``, with the reduction's own map, reduce, identity and post-map expressions. Every
   thread of the group then reads the result (``v<k>``, rounded to the part's output type);
 - an element-wise part at the reduced size (a reduction's result, the epsilon constant): computed once per row,
   by each thread of the group (the same bits in each);

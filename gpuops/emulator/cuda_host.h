@@ -144,6 +144,8 @@ inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
 }
 template <class T>
 inline T __ldg(const T *p) { return *p; }
+template <class T>
+inline T __ldcg(const T *p) { return *p; }  // cache-global load: one memory, no caches to pass
 
 // ---- float32 flush-to-zero, as CuPy compiles every kernel (NVRTC -ftz=true) ----
 // On the GPU, float32 arithmetic and math flush subnormal inputs and results to a zero of the same sign; float64

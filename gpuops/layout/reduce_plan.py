@@ -37,6 +37,7 @@ __all__ = [
     "plan_columns",
     "plan_rows",
     "plan_two_pass",
+    "split_rows",
 ]
 
 
@@ -178,7 +179,7 @@ def plan_two_pass(
 class RowsPlan:
     """A reduction over one contiguous span per output: output ``r`` (at element ``r * out_stride`` of the output
     buffer) reduces the ``cols`` elements from element ``r * in_stride`` of the input buffer on (issue 33's rows
-    kernel, ``codegen.reduce.rows_kernel``). ``threads``: the threads that reduce one row (a power of two from 32
+    kernel, ``codegen.reduce_rows.rows_kernel``). ``threads``: the threads that reduce one row (a power of two from 32
     to 256; the 256-thread block holds ``256 // threads`` rows)."""
 
     rows: int
@@ -186,10 +187,28 @@ class RowsPlan:
     in_stride: int
     out_stride: int
     threads: int
+    parts: int = 1
 
     @property
     def rows_per_block(self) -> int:
         return ROWS_BLOCK // self.threads
+
+    @property
+    def span(self) -> int:
+        """Columns per part of a split row (``parts`` > 1): consecutive spans of ``span``, the last one shorter."""
+        return -(-self.cols // self.parts)
+
+
+def split_rows(plan: RowsPlan, policy: TwoPassPolicy | None = None) -> RowsPlan:
+    """``plan`` for a reduction ``plan_two_pass`` splits (few rows, long ones): each row cut into ``parts``
+    consecutive spans of at least ``policy.min_part`` columns, about ``policy.target_blocks`` spans in all, each
+    reduced by a 256-thread block; the last block of a row to finish combines the row's partials (issue 33's split
+    rows kernel: one launch where two passes took two). ``parts`` 1: the plan as it is."""
+    policy = policy if policy is not None else DEFAULT_POLICY
+    parts = min(max(2, -(-policy.target_blocks // plan.rows)), plan.cols // policy.min_part)
+    if parts < 2:
+        return plan
+    return dataclasses.replace(plan, threads=ROWS_BLOCK, parts=parts)
 
 
 ROWS_BLOCK = 256  # threads per block of the rows kernel
@@ -247,7 +266,7 @@ def line_strides(sizes: tuple[int, ...], strides: tuple[int, ...], axes: tuple[i
 @dataclasses.dataclass(frozen=True, slots=True)
 class ColumnsPlan:
     """A reduction over axes with kept axes after them (an outer or a middle axis: issue 33's columns kernel,
-    ``codegen.reduce.columns_kernel``): output ``(o, i)`` (``o`` over the kept axes before the reduced ones, ``i``
+    ``codegen.reduce_rows.columns_kernel``): output ``(o, i)`` (``o`` over the kept axes before the reduced ones, ``i``
     over those after, each row-major) reduces ``x[o, J, i]`` over ``J`` (the reduced axes row-major). A block of
     256 threads is ``columns`` neighbouring outputs (consecutive ``i``: coalesced reads) x ``lanes`` threads each;
     lane ``l`` reduces ``J = l, l + lanes, ...``, then the lanes combine in a tree. ``*_strides``: the input's

@@ -187,7 +187,8 @@ def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         (ReduceFunction.SUM, (300, 16), (0,), "columns reduction"),  # an outer axis, kept axes after it
         (ReduceFunction.SUM, (16, 300, 5), (0, 2), "reduction"),  # reduced axes not adjacent: CuPy's kernel
         (ReduceFunction.MAX, (3, 40, 5), (0, 2), "reduction"),
-        (ReduceFunction.SUM, (5003,), (0,), "two-pass reduction"),  # 19 parts of 263, and a remainder of 6
+        (ReduceFunction.SUM, (5003,), (0,), "split rows reduction"),  # one row in 19 parts of 264 (min_part 256)
+        (ReduceFunction.SUM, (5003, 2), (0,), "two-pass reduction"),  # a long outer axis: two passes
     ],
 )
 def test_reduce(
@@ -217,7 +218,10 @@ def test_rows_kernel_is_on_by_default() -> None:
     assert np.all(np.abs(rows - want) <= 1e-5 * scale) and np.all(np.abs(plain - want) <= 1e-5 * scale)
 
 
-@pytest.mark.parametrize(("shape", "path"), [((8, 300), "rows reduction"), ((1, 5003), "two-pass reduction")])
+@pytest.mark.parametrize(
+    ("shape", "path"),
+    [((8, 300), "rows reduction"), ((1, 5003), "split rows reduction"), ((3, 5003), "split rows reduction")],
+)
 def test_argmax(shape: tuple[int, int], path: str, small_two_pass: None) -> None:
     in_desc, out_desc = TensorDesc(F32, shape), TensorDesc(DataType.UINT32, (shape[0], 1))
     x = RNG.permutation(shape[0] * shape[1]).astype(np.float32)  # distinct values: no ties

@@ -32,6 +32,7 @@ from descriptors import (
     desc_class,
 )
 from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEdge, OperatorNode, OutputEdge
+from gpuops import config
 
 F32, F16 = DataType.FLOAT32, DataType.FLOAT16
 FIXTURES_OK = settings(
@@ -461,34 +462,56 @@ def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
     np.testing.assert_allclose(g, want, rtol=1e-5 if dt is F32 else 4e-3)
 
 
-def test_a_two_pass_reduction_takes_no_prologue_or_epilogue(
-    device: gpuops.Device, xp: Any, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("sizes", "axes", "own", "paths"),
+    [
+        # a long outer axis: two passes on the GPU, so the multiply and the sqrt stay kernels of their own
+        ((5003, 2), (0,), True, ("flat", "two-pass reduction", "flat")),
+        # one long row: the split rows kernel (one launch), which takes the prologue and the epilogue in
+        ((5003,), (0,), True, ("split rows reduction",)),
+        # the same with gpuops' reduction kernels off (GPUOPS_CUPY_ROWS_REDUCE=0): CuPy's two passes, nothing fused
+        ((5003,), (0,), False, ("flat", "two-pass reduction", "flat")),
+    ],
+)
+def test_a_long_reduction_between_element_wise_nodes_keeps_the_bits(
+    sizes: tuple[int, ...],
+    axes: tuple[int, ...],
+    own: bool,
+    paths: tuple[str, ...],
+    device: gpuops.Device,
+    xp: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """sqrt(SUM(x * y)) over all of 5003 elements, under a policy that splits it in two passes on the GPU (the default
-    policy's threshold, 2^18 elements, in miniature): the multiply and the sqrt stay kernels of their own (a fused
-    kernel is one pass, summing in another order), so the graph gives the bits of its nodes run one by one."""
+    """sqrt(SUM(x * y)) over a long axis, under a policy that splits it on the GPU (the default policy's threshold,
+    2^18 elements, in miniature): a two-pass reduction takes no prologue or epilogue (a fused kernel is one pass,
+    summing in another order), the split rows kernel takes both (fused or not, the same kernel); either way the
+    graph gives the bits of its nodes run one by one."""
     from gpuops.layout import reduce_plan
 
     small = reduce_plan.TwoPassPolicy(min_reduced=1024, min_total=1 << 12, min_part=256)
     monkeypatch.setattr(reduce_plan, "DEFAULT_POLICY", small)
-    t, r = TensorDesc(F32, (5003,)), TensorDesc(F32, (1,))
+    kept = tuple(1 if a in axes else s for a, s in enumerate(sizes))
+    t, r = TensorDesc(F32, sizes), TensorDesc(F32, kept)
     graph = GraphDesc(
         2, 1,
         [OperatorNode(MUL(a_tensor=t, b_tensor=t, output_tensor=t)),
-         OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=(0,))),
+         OperatorNode(REDUCE(ReduceFunction.SUM, t, r, axes=axes)),
          OperatorNode(SQRT(input_tensor=r, output_tensor=r))],
         [InputEdge(0, 0, 0), InputEdge(1, 0, 1)], [OutputEdge(2, 0, 0)],
         [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
     )  # fmt: skip
     rng = np.random.default_rng(23)
-    x, y = rng.uniform(0.5, 1.5, 5003).astype(np.float32), rng.uniform(0.5, 1.5, 5003).astype(np.float32)
-    (got,), compiled = run_compiled(device, xp, graph, [x, y])
-    assert compiled.kernel_count == (3 if device.backend == "numpy" else 4)  # multiply; two passes; sqrt
-    if device.backend != "numpy":
-        assert compiled.step_paths == ("flat", "two-pass reduction", "flat")
-    assert_same(got, node_by_node(device, xp, graph, [x, y])[0], r, "two-pass SUM between element-wise nodes")
-    want = np.sqrt((x.astype(np.float64) * y).astype(np.float32).astype(np.float64).sum())
-    np.testing.assert_allclose(read_tensor(got, r).astype(np.float64), [want], rtol=1e-5)
+    n = t.element_count
+    x, y = rng.uniform(0.5, 1.5, n).astype(np.float32), rng.uniform(0.5, 1.5, n).astype(np.float32)
+    with config.override(cupy_rows_reduce=own):
+        (got,), compiled = run_compiled(device, xp, graph, [x, y])
+        if device.backend != "numpy":
+            assert compiled.step_paths == paths
+        nodes = node_by_node(device, xp, graph, [x, y])[0]
+    assert_same(got, nodes, r, f"long SUM {sizes} between element-wise nodes")
+    m = (x.astype(np.float64) * y).astype(np.float32).astype(np.float64).reshape(sizes)
+    want = np.sqrt(m.sum(axis=axes, keepdims=True))
+    np.testing.assert_allclose(read_tensor(got, r).astype(np.float64).reshape(kept), want, rtol=1e-5)
 
 
 def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Device, xp: Any) -> None:
@@ -686,6 +709,7 @@ def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, in
     fused reductions and epilogues were among them."""
     import gpuops.nvrtc as gnvrtc
     from gpuops.backends.cupy_rows_reduce import FusedRowsReduceRun
+    from gpuops.codegen import reduce_rows
     from gpuops.codegen.fast import fast_source
     from gpuops.codegen.graph import fused_kernel_spec, fused_reduction_spec
     from gpuops.graph_plan import FusedReduceStep, FusedStep, plan_graph
@@ -706,12 +730,15 @@ def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, in
                 )
                 sources[spec.name] = spec.cuda_module(2, 1, True)
                 low = lower(step.desc)  # the rows or columns kernel the CuPy backend launches instead (issue 33)
-                if low.rows is not None:
-                    strided = FusedRowsReduceRun.strided([t for _, t in step.inputs], low.axes)
-                    name, source = spec.rows_kernel(low.rows.threads, strided=strided)
+                strided = FusedRowsReduceRun.strided([t for _, t in step.inputs], low.axes)
+                if low.rows is not None and low.rows.parts > 1:
+                    name, source = reduce_rows.split_rows_kernel(spec, strided=strided)
+                    sources[name] = source
+                elif low.rows is not None:
+                    name, source = reduce_rows.rows_kernel(spec, low.rows.threads, strided=strided)
                     sources[name] = source
                 elif low.columns is not None:
-                    name, source = spec.columns_kernel(low.columns.columns)
+                    name, source = reduce_rows.columns_kernel(spec, low.columns.columns)
                     sources[name] = source
                 reductions += 1
                 epilogues += after is not None
@@ -737,10 +764,26 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1))), quantized_graph()[0]]
     graphs += [random_graph(seed)[0] for seed in range(80)]
     graphs += [fused_rows_graph(F16, axes, ys, outs) for _, axes, ys, outs in FUSED_ROWS_LAYOUTS]
+    long_rows, r = TensorDesc(F32, (2, 1 << 17)), TensorDesc(F32, (2, 1))  # the split rows kernel, fused
+    graphs.append(
+        GraphDesc(
+            2,
+            1,
+            [
+                OperatorNode(MUL(a_tensor=long_rows, b_tensor=long_rows, output_tensor=long_rows)),
+                OperatorNode(REDUCE(ReduceFunction.SUM, long_rows, r, axes=(1,))),
+                OperatorNode(SQRT(input_tensor=r, output_tensor=r)),
+            ],
+            [InputEdge(0, 0, 0), InputEdge(1, 0, 1)],
+            [OutputEdge(2, 0, 0)],
+            [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
+        )  # fmt: skip
+    )
     sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
     assert any("_rows32_s01" in name for name in sources), "a rows kernel reading an input through a column stride"
     assert any("_cols32" in name for name in sources), "a columns kernel"
+    assert any(name.endswith("_split") for name in sources), "a split rows kernel"
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

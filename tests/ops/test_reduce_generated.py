@@ -12,11 +12,12 @@ float functions.
 Layouts (``LAYOUTS``): packed 1-D; packed 3-D (3, 4, 5) reduced over the inner, outer and
 middle axis, two axes (spelled out of order) and two adjacent axes and all axes; a padded
 (strided) input; a permuted (transposed) input; a broadcast input with a stride-0 dimension
-(reduced and kept); a padded output (its padding must stay untouched); a long reduction
-(2 x 9001 over the long axis, under ``LARGE_POLICY``: the two-pass path on the GPU and the
-emulator; the default policy wants 2**18 elements, too many to emulate per case). Every layout runs for the
+(reduced and kept); a padded output (its padding must stay untouched); long reductions under
+``LARGE_POLICY`` (the default policy wants 2**18 elements, too many to emulate per case): 9001 x 2 over the
+long outer axis (two passes on the GPU and the emulator) and 2 x 9001 over the long rows (the split rows kernel,
+one launch). Every layout runs for the
 type pairs of ``FULL_COMBOS`` (float32 and int32 inputs; ARG: float32 -> INT64 and int32 ->
-UINT32); the other pairs run a smaller set (``SHORT``, plus the long reduction for float16
+UINT32); the other pairs run a smaller set (``SHORT``, plus the long reductions for float16
 and bfloat16 inputs), ARGMAX/ARGMIN with another index type than INT64 one layout.
 
 Every run fills the output buffer with 0x5A bytes first, checks that every byte outside the
@@ -100,12 +101,14 @@ LAYOUTS: dict[str, Layout] = {
     "bcast-kept": Layout(_S3, (0, 2), in_strides=(5, 0, 1)),  # the stride-0 axis kept
     "padded-out": Layout(_S3, (1,), out_strides=(16, 8, 1)),
     "padded-out-inner": Layout(_S3, (2,), out_strides=(14, 3, 1)),
-    "large": Layout((2, 9001), (1,)),  # few outputs, long rows: two passes (LARGE_POLICY)
+    "large": Layout((9001, 2), (0,)),  # few outputs, a long outer axis: two passes (LARGE_POLICY)
+    "large-rows": Layout((2, 9001), (1,)),  # few long rows: each row in parts, one launch (split rows)
 }
 FULL = tuple(LAYOUTS)
-# "large" runs under this policy: two passes from 2**14 elements (the default waits for 2**18).
+# "large" and "large-rows" run under this policy: split from 2**14 elements (the default waits for 2**18).
 LARGE_POLICY = dataclasses.replace(reduce_plan.DEFAULT_POLICY, min_total=1 << 14)
 SHORT = ("1d", "3d-two", "permuted", "bcast", "padded-out")
+LARGE_PATHS = {"large": "two-pass reduction", "large-rows": "split rows reduction"}  # the GPU's path for each
 FULL_COMBOS = {(F32, F32), (I32, I32), (F32, I64), (I32, U32)}
 
 
@@ -321,13 +324,13 @@ def run_case(
     in_dt, out_dt = combo["input_tensor"], combo["output_tensor"]
     rng = np.random.default_rng(seed_of(row_name, variant, in_dt.name, out_dt.name, layout_name))
     values = data_for(row_name, variant, in_dt, layout, rng)
-    large = layout_name == "large"
+    large = LARGE_PATHS.get(layout_name)
     with pytest.MonkeyPatch.context() as mp:
         if large:
             mp.setattr(reduce_plan, "DEFAULT_POLICY", LARGE_POLICY)
         got = execute(
             device, xp, row_name, variant, values, layout.axes, out_dt, layout.in_strides, layout.out_strides,
-            launch_path="two-pass reduction" if large else launch_path,
+            launch_path=large or launch_path,
         )  # fmt: skip
     what = f"{row_name} {variant} {in_dt.name}->{out_dt.name} {layout_name} axes={layout.axes}"
     check(got, row_name, variant, values, layout.axes, out_dt, what)
@@ -348,7 +351,7 @@ def layouts_for(row_name: str, variant: str, in_dt: DataType, out_dt: DataType) 
     if is_arg(row_name, variant) and out_dt is not I64:
         return ("3d-two",)
     if in_dt in (F16, BF16):
-        return (*SHORT, "large")
+        return (*SHORT, *LARGE_PATHS)
     return SHORT
 
 

@@ -1,10 +1,10 @@
-"""Compile every reduction's rows and columns kernels (issue 33; ``ReductionSpec.rows_kernel``,
-``ReductionSpec.columns_kernel``) with NVRTC for the real target.
+"""Compile every reduction's rows and columns kernels (issue 33; ``reduce_rows.rows_kernel``,
+``reduce_rows.columns_kernel``) with NVRTC for the real target.
 
 The matrix of ``test_nvrtc_reduce.py``: each reduction row (REDUCE, ARGMAX, ARGMIN) x each selector value x each
 data-type mapping at FL_6_4, the one-pass spec's rows kernel at one of the four thread counts per row (32 to 256,
 rotating, so every count compiles for every row) and its columns kernel at one of the five column counts (2 to 32,
-rotating), and every count of both for REDUCE SUM float32. One NVRTC program per
+rotating) and its split rows kernel, and every count of both for REDUCE SUM float32. One NVRTC program per
 row (each kernel in its own namespace, the macros undefined after it); ``--device-debug`` as there.
 The emulator runs the same text in CI (the generated reduction tests' inner-axis layouts).
 """
@@ -17,7 +17,7 @@ from test_nvrtc_reduce import REDUCE_ROWS, row_specs
 
 import gpuops.nvrtc as gnvrtc
 from descriptors.optable import HELPERS
-from gpuops.codegen import _HEADERS
+from gpuops.codegen import _HEADERS, reduce_rows
 from gpuops.codegen.reduce import ReductionSpec
 
 pytestmark = pytest.mark.nvrtc
@@ -28,12 +28,17 @@ COLUMNS = (2, 4, 8, 16, 32)
 
 def batch(kernels: list[tuple[ReductionSpec, int]]) -> tuple[str, list[str]]:
     """One translation unit holding each (spec, n)'s kernel in a namespace of its own (n: threads per row of the
-    rows kernel, or minus the columns of the columns kernel); the names."""
+    rows kernel, minus the columns of the columns kernel, or 0 for the split rows kernel); the names."""
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
     helpers = tuple(dict.fromkeys(h for s, _ in kernels for h in s.helpers))
     parts, names = [headers, HELPERS.source(helpers)], []
     for k, (spec, n) in enumerate(kernels):
-        made = spec.rows_kernel(n, with_preamble=False) if n > 0 else spec.columns_kernel(-n, with_preamble=False)
+        if n > 0:
+            made = reduce_rows.rows_kernel(spec, n, with_preamble=False)
+        elif n < 0:
+            made = reduce_rows.columns_kernel(spec, -n, with_preamble=False)
+        else:
+            made = reduce_rows.split_rows_kernel(spec, with_preamble=False)
         name, fn = made
         names.append(name)
         parts.append(f"namespace gpuops_r{k} {{\n{fn}\n}}\n#undef REDUCE\n#undef POST_MAP\n")
@@ -46,6 +51,7 @@ def test_rows_kernels_compile(name: str) -> None:
     ones, _ = row_specs(name)
     kernels = [(s, THREADS[k % len(THREADS)]) for k, s in enumerate(ones)]
     kernels += [(s, -COLUMNS[k % len(COLUMNS)]) for k, s in enumerate(ones)]
+    kernels += [(s, 0) for s in ones]
     if name == "REDUCE":
         total = next(s for s in ones if s.name == "gpuops_reduce_sum_float32")
         kernels += [(total, t) for t in THREADS] + [(total, -c) for c in COLUMNS]
@@ -63,7 +69,7 @@ def test_rows_kernel_refuses_a_bad_thread_count() -> None:
     ones, _ = row_specs("REDUCE")
     for bad in (0, 1, 48, 512):
         with pytest.raises(ValueError, match="rows kernel"):
-            ones[0].rows_kernel(bad)
+            reduce_rows.rows_kernel(ones[0], bad)
     for bad in (0, 1, 3, 256):
         with pytest.raises(ValueError, match="columns kernel"):
-            ones[0].columns_kernel(bad)
+            reduce_rows.columns_kernel(ones[0], bad)

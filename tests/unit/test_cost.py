@@ -60,22 +60,48 @@ def test_one_pass_reduction() -> None:
 )
 def test_two_pass_reduction_writes_and_reads_its_partials(row: str, partial_bytes: int) -> None:
     n = 1 << 17
-    x = TensorDesc(F32, (2, n))
+    x = TensorDesc(F32, (n, 2))  # a long outer axis (long rows take the split rows kernel, below)
     if row == "REDUCE":
         desc = desc_class("REDUCE")(
-            function=ReduceFunction.SUM, input_tensor=x, output_tensor=TensorDesc(F32, (2, 1)), axes=(1,)
+            function=ReduceFunction.SUM, input_tensor=x, output_tensor=TensorDesc(F32, (1, 2)), axes=(0,)
         )
         out_bytes = 2 * 4
     else:
-        desc = desc_class("ARGMAX")(input_tensor=x, output_tensor=TensorDesc(DataType.UINT32, (2, 1)), axes=(1,))
+        desc = desc_class("ARGMAX")(input_tensor=x, output_tensor=TensorDesc(DataType.UINT32, (1, 2)), axes=(0,))
         out_bytes = 2 * 4
     op, c = _cost(desc)
     plan = op.lowering.two_pass
     assert plan is not None, "two outputs of 2**17 elements each: a two-pass reduction"
+    assert op.lowering.rows is None
     partials = math.prod(plan.partial_sizes)
     assert partials == 2 * plan.total_parts and plan.total_parts >= 2
     assert plan.parts * plan.span <= n < (plan.parts + 1) * plan.span or plan.rest is not None
     assert c == Cost(2, 2 * n * 4 + partials * partial_bytes, out_bytes + partials * partial_bytes)
+
+
+@pytest.mark.parametrize(
+    ("row", "partial_bytes"),
+    [("REDUCE", 4), ("ARGMAX", 4 + 8)],  # SUM: a float32 partial sum; ARGMAX: a float32 value and an int64 index
+)
+def test_split_rows_reduction_is_one_launch_with_its_partials_and_tickets(row: str, partial_bytes: int) -> None:
+    """Two rows of 2**17: the split rows kernel, one launch; each row in ``parts`` spans (parts x span covering the
+    row, about 1024 spans in all, each of at least 512 elements: the default policy), each span's partial written
+    and read back once, and a 4-byte ticket per row zeroed."""
+    n = 1 << 17
+    x = TensorDesc(F32, (2, n))
+    if row == "REDUCE":
+        out = TensorDesc(F32, (2, 1))
+        desc = desc_class("REDUCE")(function=ReduceFunction.SUM, input_tensor=x, output_tensor=out, axes=(1,))
+    else:
+        out = TensorDesc(DataType.UINT32, (2, 1))
+        desc = desc_class("ARGMAX")(input_tensor=x, output_tensor=out, axes=(1,))
+    op, c = _cost(desc)
+    rows = op.lowering.rows
+    # 1024 spans wanted over 2 rows (512 each), but at most n / 512 = 256 per row (spans of at least 512 elements)
+    assert rows is not None and rows.rows == 2 and rows.parts == 256
+    assert (rows.parts - 1) * rows.span < n <= rows.parts * rows.span
+    partials = 2 * rows.parts * partial_bytes
+    assert c == Cost(1, 2 * n * 4 + partials, 2 * 4 + partials + 2 * 4)
 
 
 def test_softmax_over_rows_that_fit_moves_one_float32_copy() -> None:

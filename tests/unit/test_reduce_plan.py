@@ -493,3 +493,32 @@ def test_plan_columns_refuses(
     sizes: tuple[int, ...], strides: tuple[int, ...], out_strides: tuple[int, ...], axes: tuple[int, ...]
 ) -> None:
     assert reduce_plan.plan_columns(sizes, strides, out_strides, axes) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The split rows plan (issue 33): a few long rows, each in parts, one launch.
+
+
+@pytest.mark.parametrize(
+    ("rows", "cols", "policy", "parts"),
+    [
+        # one row of 5003, 1024 spans wanted, spans of at least 256: 5003 // 256 = 19 parts (of 264, the last 251)
+        (1, 5003, reduce_plan.TwoPassPolicy(min_part=256), 19),
+        # two rows of 2**17 under the default policy: 512 spans a row wanted, at most 2**17 // 512 = 256
+        (2, 1 << 17, None, 256),
+        # 8 rows of 2**20: 1024 / 8 = 128 spans a row
+        (8, 1 << 20, None, 128),
+        # rows too short for two spans of min_part: left whole (1 part)
+        (4, 1000, None, 1),
+    ],
+)
+def test_split_rows(rows: int, cols: int, policy: reduce_plan.TwoPassPolicy | None, parts: int) -> None:
+    plan = reduce_plan.plan_rows((rows, cols), (cols, 1), (1, 1), (1,))
+    assert plan is not None
+    split = reduce_plan.split_rows(plan, policy)
+    assert split.parts == parts
+    if parts == 1:
+        assert split == plan
+    else:
+        assert split.threads == reduce_plan.ROWS_BLOCK and (split.rows, split.cols) == (rows, cols)
+        assert (parts - 1) * split.span < cols <= parts * split.span
