@@ -145,10 +145,13 @@ class CompiledOperator:
         if two_pass is None:
             return one
         acc = sum(dt.itemsize for _, dt in lowering.two_pass_specs[0].outputs)  # a partial accumulator's bytes
-        rows = lowering.rows
+        rows, columns = lowering.rows, lowering.columns
         if rows is not None and rows.parts > 1:  # split rows: one launch; partials, and a zeroed ticket per row
             slots = rows.rows * rows.parts * acc
             return Cost(1, one.bytes_read + slots, one.bytes_written + slots + rows.rows * 4)
+        if columns is not None and columns.parts > 1:  # split columns: partials per output and part, ticket per tile
+            slots = columns.outer * columns.inner * columns.parts * acc
+            return Cost(1, one.bytes_read + slots, one.bytes_written + slots + columns.tiles * 4)
         partial = math.prod(two_pass.partial_sizes) * acc
         return Cost(2, one.bytes_read + partial, one.bytes_written + partial)
 

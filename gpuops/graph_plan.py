@@ -32,7 +32,7 @@ from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEd
 from descriptors.schema import CompositeRow
 
 from . import config
-from .layout.reduce_plan import plan_rows, plan_two_pass
+from .layout.reduce_plan import plan_columns, plan_rows, plan_two_pass
 
 __all__ = ["FusedReduceStep", "FusedStep", "GraphPlan", "NodeStep", "Ref", "Step", "composite_graph", "plan_graph"]
 
@@ -291,7 +291,10 @@ def _splits(graph: GraphDesc, r: int) -> bool:
         return False
     wanted = config.settings()  # GPUOPS_CUPY_ROWS_REDUCE=0: CuPy's two passes for rows too
     own = wanted.cupy_fast and wanted.cupy_rows_reduce
-    return not own or plan_rows(x.sizes, x.element_strides, y.element_strides, axes) is None
+    mine = plan_rows(x.sizes, x.element_strides, y.element_strides, axes) or plan_columns(
+        x.sizes, x.element_strides, y.element_strides, axes
+    )
+    return not own or mine is None
 
 
 def _with_epilogues(graph: GraphDesc, groups: list[list[int]]) -> list[list[int]]:

@@ -43,16 +43,9 @@ from .codegen import (
 from .codegen.graph import fused_kernel_spec, fused_scalars
 from .codegen.reduce import ReductionSpec, reduction_kernel_spec, two_pass_specs
 from .codegen.scan import ScanSpec, accumulator, scan_kernel_spec
+from .layout import reduce_plan as rp
 from .layout.launch_plan import FastPlan, plan_tensors
-from .layout.reduce_plan import (
-    ColumnsPlan,
-    RowsPlan,
-    TwoPassPlan,
-    plan_columns,
-    plan_rows,
-    plan_two_pass,
-    split_rows,
-)
+from .layout.reduce_plan import ColumnsPlan, RowsPlan, TwoPassPlan
 
 if TYPE_CHECKING:
     from .graph_plan import FusedStep
@@ -250,8 +243,8 @@ class Lowering:
 
     @functools.cached_property
     def columns(self) -> ColumnsPlan | None:
-        """The GPU's columns kernel plan of a one-pass reduction over an outer or a middle axis
-        (``reduce_plan.plan_columns``), or None."""
+        """The GPU's columns kernel plan of a reduction over an outer or a middle axis (``reduce_plan.plan_columns``;
+        its extent in parts, ``reduce_plan.split_columns``, where ``two_pass`` would split it), or None."""
         return None
 
 
@@ -368,23 +361,22 @@ class ReductionLowering(Lowering):
     @functools.cached_property
     def two_pass(self) -> TwoPassPlan | None:
         (_, inp), *_ = self.inputs
-        return plan_two_pass(inp.sizes, inp.element_strides, self.axes)
+        return rp.plan_two_pass(inp.sizes, inp.element_strides, self.axes)
 
+    # Where two passes would run (few outputs over a long extent), gpuops' kernels split the extent: one launch.
     @functools.cached_property
     def rows(self) -> RowsPlan | None:
         (_, inp), *_ = self.inputs
-        if len(self.reduction_spec.scalar_params) != 1:
-            return None
-        plan = plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
-        # Few long rows (the two-pass split's case): each row in parts, one launch (split_rows).
-        return split_rows(plan) if plan is not None and self.two_pass is not None else plan
+        plan = rp.plan_rows(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+        plan = None if len(self.reduction_spec.scalar_params) != 1 else plan
+        return rp.split_rows(plan) if plan is not None and self.two_pass is not None else plan
 
     @functools.cached_property
     def columns(self) -> ColumnsPlan | None:
         (_, inp), *_ = self.inputs
-        if self.two_pass is not None or len(self.reduction_spec.scalar_params) != 1:
-            return None
-        return plan_columns(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+        plan = rp.plan_columns(inp.sizes, inp.element_strides, self.output.element_strides, self.axes)
+        plan = None if len(self.reduction_spec.scalar_params) != 1 else plan
+        return rp.split_columns(plan) if plan is not None and self.two_pass is not None else plan
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

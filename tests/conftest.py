@@ -116,8 +116,8 @@ def _sanitized() -> bool:
 def emulator_pairs() -> list[tuple[str, str]]:
     """Every (op-table row, launch path) pair the emulator can run: element-wise rows on ``flat``,
     ``rows`` and ``elementwise``; each REDUCE function, ARGMAX and ARGMIN on each reduction path (rows, split
-    rows, columns, CuPy's one pass and two passes); each scan row on ``scan``; each composite a row program
-    covers (``gpuops.row_program``) on ``row program``."""
+    rows, columns, split columns, CuPy's one pass and two passes); each scan row on ``scan``; each composite a row
+    program covers (``gpuops.row_program``) on ``row program``."""
     from descriptors import ReduceFunction
     from descriptors.optable import ELEMENTWISE_ROWS, REDUCTION_ROWS, SCAN_ROWS
 
@@ -128,7 +128,8 @@ def emulator_pairs() -> list[tuple[str, str]]:
     softmax = ("ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX1")
     hardmax = ("ACTIVATION_HARDMAX", "ACTIVATION_HARDMAX1")
     pairs += [(n, "row program") for n in (*softmax, *hardmax, "MEAN_VARIANCE_NORMALIZATION1")]
-    paths = ("rows reduction", "split rows reduction", "columns reduction", "reduction", "two-pass reduction")
+    paths = ("rows reduction", "split rows reduction", "columns reduction", "split columns reduction")
+    paths += ("reduction", "two-pass reduction")
     return pairs + [(n, p) for n in names for p in paths]
 
 

@@ -315,10 +315,12 @@ class CupyBackend:
         if columns is not None:  # an outer or a middle axis: gpuops' columns kernel
             from .cupy_rows_reduce import ColumnsReduceRun, CupyColumnsReduceKernel
 
-            c = columns.columns
-            built = kernels.get_or_build((*key, "columns", c), lambda: CupyColumnsReduceKernel(spec, c, xp))
+            c, split = columns.columns, columns.parts > 1
+            built = kernels.get_or_build(
+                (*key, "columns", c, split), lambda: CupyColumnsReduceKernel(spec, c, xp, split)
+            )
             ((position, _),) = lowering.inputs
-            return ColumnsReduceRun(built, position, lowering.count, columns)
+            return ColumnsReduceRun(built, position, lowering.count, columns, xp)
         passes = lowering.two_pass_specs
         kernel = kernels.get_or_build(key, lambda: CupyReduceKernel(spec, passes, xp), lambda: spec.source)
         two_pass = lowering.two_pass

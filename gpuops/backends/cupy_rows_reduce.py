@@ -78,19 +78,23 @@ class CupySplitRowsKernel:
         self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
 
 
-def split_workspace(xp: ModuleType, plan: RowsPlan) -> tuple[Any, Any]:
-    """A split rows launch's workspace, new for each call (one compiled operator may run on several threads):
-    a 16-byte slot per part, and the rows' tickets, zeroed."""
-    return xp.empty(plan.rows * plan.parts * 16, dtype=np.uint8), xp.zeros(plan.rows, dtype=np.uint32)
+def split_workspace(xp: ModuleType, plan: RowsPlan | ColumnsPlan) -> tuple[Any, Any]:
+    """A split launch's workspace, new for each call (one compiled operator may run on several threads): a 16-byte
+    slot per part of each row (each column of each tile), and a ticket per row (per tile), zeroed."""
+    if isinstance(plan, RowsPlan):
+        return xp.empty(plan.rows * plan.parts * 16, dtype=np.uint8), xp.zeros(plan.rows, dtype=np.uint32)
+    slots = plan.tiles * plan.columns * plan.parts
+    return xp.empty(slots * 16, dtype=np.uint8), xp.zeros(plan.tiles, dtype=np.uint32)
 
 
 class CupyColumnsReduceKernel:
-    """The columns kernel of one reduction spec for ``columns`` outputs per block (``reduce_rows.columns_kernel``)."""
+    """The columns kernel of one reduction spec for ``columns`` outputs per block (``reduce_rows.columns_kernel``;
+    ``split``: its extent in parts)."""
 
-    def __init__(self, spec: ReductionSpec, columns: int, xp: ModuleType | None = None) -> None:
+    def __init__(self, spec: ReductionSpec, columns: int, xp: ModuleType | None = None, split: bool = False) -> None:
         cupy = xp if xp is not None else array_module("cupy")
         self.spec = spec
-        self.name, self.source = reduce_rows.columns_kernel(spec, columns)
+        self.name, self.source = reduce_rows.columns_kernel(spec, columns, split=split)
         self.kernel = cupy.RawKernel(self.source, self.name, options=OPTIONS)
 
 
@@ -130,20 +134,24 @@ class SplitRowsReduceRun:
 
 
 class ColumnsReduceRun:
-    """``execute`` of a columns reduction: the bound buffers, the count, the plan's sizes and strides."""
+    """``execute`` of a columns reduction: the bound buffers, the count, the plan's sizes and strides (split: its
+    parts and span, and a workspace per call)."""
 
-    launch_path = "columns reduction"
-
-    def __init__(self, kernel: CupyColumnsReduceKernel, position: int, count: int, plan: ColumnsPlan) -> None:
-        self.kernel = kernel.kernel
+    def __init__(
+        self, kernel: CupyColumnsReduceKernel, position: int, count: int, plan: ColumnsPlan, xp: ModuleType
+    ) -> None:
+        self.kernel, self.xp, self.plan = kernel.kernel, xp, plan
         self.position = position
-        self.grid, self.block = (_blocks(plan.tiles, 1),), (ROWS_BLOCK,)
+        self.launch_path = "split columns reduction" if plan.parts > 1 else "columns reduction"
+        self.grid, self.block = (_blocks(plan.tiles * plan.parts, 1),), (ROWS_BLOCK,)
         self.args = (np.int64(count),)
-        values = (plan.outer, plan.reduced, plan.inner, *plan.in_strides, *plan.out_strides)
+        values: tuple[int, ...] = (plan.outer, plan.reduced, plan.inner, *plan.in_strides, *plan.out_strides)
+        values += (plan.parts, plan.span) if plan.parts > 1 else ()
         self.sizes = tuple(np.int64(v) for v in values)
 
     def __call__(self, inputs: Sequence[Any], outputs: Sequence[Any], aliased: bool) -> None:
-        self.kernel(self.grid, self.block, (inputs[self.position], *self.args, outputs[0], *self.sizes))
+        more = split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
+        self.kernel(self.grid, self.block, (inputs[self.position], *self.args, outputs[0], *self.sizes, *more))
 
 
 class _FusedRun:
@@ -291,8 +299,14 @@ class FusedColumnsReduceRun(_FusedRun):
     ) -> None:
         self.plan = plan
         super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
-        self.grid, self.block = (_blocks(plan.tiles, 1),), (ROWS_BLOCK,)
+        self.grid, self.block = (_blocks(plan.tiles * plan.parts, 1),), (ROWS_BLOCK,)
         self.sizes = (np.int64(plan.outer), np.int64(plan.reduced), np.int64(plan.inner), *self.steps, *self.out_steps)
+        if plan.parts > 1:  # the split columns kernel (reduce_plan.split_columns)
+            self.launch_path = "split columns reduction"
+            self.sizes += (np.int64(plan.parts), np.int64(plan.span))
+
+    def workspace(self) -> tuple[Any, ...]:
+        return split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
 
     def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
         return column_strides(t.sizes, t.element_strides, axes)
@@ -341,9 +355,9 @@ def fused_run(
         return FusedRowsReduceRun(built, ins, output, reduce.axes, prepared, reduce.count, rows, views, xp, inp.sizes)
     if columns is None:
         raise TypeError(f"{reduce.row.name}: a fused reduction on gpuops' kernels without a rows or columns plan")
-    c = columns.columns
+    c, split = columns.columns, columns.parts > 1
     built_c = kernels.get_or_build(
-        (name, "fused-reduce-columns", c, *texts), lambda: CupyColumnsReduceKernel(spec, c, xp)
+        (name, "fused-reduce-columns", c, split, *texts), lambda: CupyColumnsReduceKernel(spec, c, xp, split)
     )
     return FusedColumnsReduceRun(
         built_c, ins, output, reduce.axes, prepared, reduce.count, columns, views, xp, inp.sizes

@@ -62,39 +62,39 @@ def rows_kernel(
 
 typedef {spec.reduce_type} _type_reduce;
 extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
-const long long _rows, const long long _cols{steps}, const long long _out_stride) {{
+    const long long _rows, const long long _cols{steps}, const long long _out_stride) {{
   __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
   _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
   const unsigned int _tid = threadIdx.x;
   const unsigned int _lane = _tid & {threads - 1}u;
   const long long _group = _tid / {threads}u;
   for (long long _base = (long long)blockIdx.x * {block // threads}; _base < _rows;
-   _base += (long long)gridDim.x * {block // threads}) {{
-const long long _row = _base + _group;
-_type_reduce _s = _type_reduce({spec.identity});
-if (_row < _rows) {{
-  {lines}
-  for (long long _J = _lane; _J < _cols; _J += {threads}) {{
-    {reads}
-    _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
-    _s = REDUCE(_s, _a);
-  }}
-}}
-_sdata[_tid] = _s;
-__syncthreads();
-for (unsigned int _half = {threads // 2}u; _half > 0; _half >>= 1) {{
-  if (_lane < _half) {{
-    _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
-    _sdata[_tid] = REDUCE(_a, _b);
-  }}
-  __syncthreads();
-}}
-if (_lane == 0 && _row < _rows) {{
-  _s = _sdata[_tid];
-  {C_TYPES[out_dt]} &{y} = _raw_{y}[_row * _out_stride];
-  POST_MAP(_s);
-}}
-__syncthreads();
+  _base += (long long)gridDim.x * {block // threads}) {{
+    const long long _row = _base + _group;
+    _type_reduce _s = _type_reduce({spec.identity});
+    if (_row < _rows) {{
+      {lines}
+      for (long long _J = _lane; _J < _cols; _J += {threads}) {{
+        {reads}
+        _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
+        _s = REDUCE(_s, _a);
+      }}
+    }}
+    _sdata[_tid] = _s;
+    __syncthreads();
+    for (unsigned int _half = {threads // 2}u; _half > 0; _half >>= 1) {{
+      if (_lane < _half) {{
+        _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
+        _sdata[_tid] = REDUCE(_a, _b);
+      }}
+      __syncthreads();
+    }}
+    if (_lane == 0 && _row < _rows) {{
+      _s = _sdata[_tid];
+      {C_TYPES[out_dt]} &{y} = _raw_{y}[_row * _out_stride];
+      POST_MAP(_s);
+    }}
+    __syncthreads();
   }}
 }}
 """
@@ -133,63 +133,63 @@ def split_rows_kernel(
     )
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + spec.preamble if with_preamble else ""
     tree = f"""for (unsigned int _half = {block // 2}u; _half > 0; _half >>= 1) {{
-  if (_tid < _half) {{
-    _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
-    _sdata[_tid] = REDUCE(_a, _b);
-  }}
-  __syncthreads();
-}}"""
+      if (_tid < _half) {{
+        _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
+        _sdata[_tid] = REDUCE(_a, _b);
+      }}
+      __syncthreads();
+    }}"""
     source = f"""{headers}
 #define REDUCE(a, b) ({spec.reduce_expr})
 #define POST_MAP(a) ({spec.post_map_expr})
 
 typedef {spec.reduce_type} _type_reduce;
 extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
-const long long _rows, const long long _cols{steps}, const long long _out_stride,
-const long long _parts, const long long _span, unsigned char* _ws, unsigned int* _tickets) {{
+    const long long _rows, const long long _cols{steps}, const long long _out_stride,
+    const long long _parts, const long long _span, unsigned char* _ws, unsigned int* _tickets) {{
   static_assert(sizeof(_type_reduce) <= 16 && alignof(_type_reduce) <= 16, "a partial fits its 16-byte slot");
   __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
   __shared__ bool _last;
   _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
   const unsigned int _tid = threadIdx.x;
   for (long long _u = blockIdx.x; _u < _rows * _parts; _u += gridDim.x) {{
-const long long _row = _u / _parts, _p = _u % _parts;
-const long long _end = (_p + 1) * _span < _cols ? (_p + 1) * _span : _cols;
-_type_reduce _s = _type_reduce({spec.identity});
-{lines}
-for (long long _J = _p * _span + _tid; _J < _end; _J += {block}) {{
-  {reads}
-  _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
-  _s = REDUCE(_s, _a);
-}}
-_sdata[_tid] = _s;
-__syncthreads();
-{tree}
-if (_tid == 0) {{
-  memcpy(_ws + _u * 16, &_sdata[0], sizeof(_type_reduce));
-  __threadfence();
-  _last = atomicAdd(&_tickets[_row], 1u) == (unsigned int)(_parts - 1);
-}}
-__syncthreads();
-if (_last) {{
-  _type_reduce _t = _type_reduce({spec.identity});
-  for (long long _k = _tid; _k < _parts; _k += {block}) {{
-    const long long* _slot = reinterpret_cast<const long long*>(_ws + (_row * _parts + _k) * 16);
-    const long long _w[2] = {{__ldcg(_slot), __ldcg(_slot + 1)}};
-    _type_reduce _b;
-    memcpy(&_b, _w, sizeof(_type_reduce));
-    _t = REDUCE(_t, _b);
-  }}
-  _sdata[_tid] = _t;
-  __syncthreads();
-  {tree}
-  if (_tid == 0) {{
-    _s = _sdata[0];
-    {C_TYPES[out_dt]} &{y} = _raw_{y}[_row * _out_stride];
-    POST_MAP(_s);
-  }}
-}}
-__syncthreads();
+    const long long _row = _u / _parts, _p = _u % _parts;
+    const long long _end = (_p + 1) * _span < _cols ? (_p + 1) * _span : _cols;
+    _type_reduce _s = _type_reduce({spec.identity});
+    {lines}
+    for (long long _J = _p * _span + _tid; _J < _end; _J += {block}) {{
+      {reads}
+      _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
+      _s = REDUCE(_s, _a);
+    }}
+    _sdata[_tid] = _s;
+    __syncthreads();
+    {tree}
+    if (_tid == 0) {{
+      memcpy(_ws + _u * 16, &_sdata[0], sizeof(_type_reduce));
+      __threadfence();
+      _last = atomicAdd(&_tickets[_row], 1u) == (unsigned int)(_parts - 1);
+    }}
+    __syncthreads();
+    if (_last) {{
+      _type_reduce _t = _type_reduce({spec.identity});
+      for (long long _k = _tid; _k < _parts; _k += {block}) {{
+        const long long* _slot = reinterpret_cast<const long long*>(_ws + (_row * _parts + _k) * 16);
+        const long long _w[2] = {{__ldcg(_slot), __ldcg(_slot + 1)}};
+        _type_reduce _b;
+        memcpy(&_b, _w, sizeof(_type_reduce));
+        _t = REDUCE(_t, _b);
+      }}
+      _sdata[_tid] = _t;
+      __syncthreads();
+      {tree}
+      if (_tid == 0) {{
+        _s = _sdata[0];
+        {C_TYPES[out_dt]} &{y} = _raw_{y}[_row * _out_stride];
+        POST_MAP(_s);
+      }}
+    }}
+    __syncthreads();
   }}
 }}
 """
@@ -197,7 +197,7 @@ __syncthreads();
 
 
 def columns_kernel(
-    spec: ReductionSpec, columns: int, block: int = ROWS_BLOCK, *, with_preamble: bool = True
+    spec: ReductionSpec, columns: int, block: int = ROWS_BLOCK, *, with_preamble: bool = True, split: bool = False
 ) -> tuple[str, str]:
     """``(name, translation unit)`` of the columns kernel (issue 33; ``reduce_plan.plan_columns``): a reduction
     over an outer or a middle axis. A block is ``columns`` neighbouring outputs (consecutive inner indices:
@@ -206,14 +206,21 @@ def columns_kernel(
     loop over the tiles of outputs. The map, reduce and post-map expressions of the ``ReductionKernel``
     (``_J``: the index over the reduced axes, row-major); the order depends on the shape only.
 
+    ``split`` (a few outputs over a long reduced extent, ``reduce_plan.split_columns``): block ``u`` takes part
+    ``p = u % parts`` (``J`` from ``p * span`` up to ``(p + 1) * span``) of tile ``u / parts``, its lanes' trees
+    giving a partial per column, stored in the workspace (a 16-byte slot per column and part); after a fence, thread
+    0 takes a ticket of the tile (``atomicAdd``), and the block taking the tile's last ticket combines each column's
+    partials the same way (lane ``l``: parts ``l, l + lanes, ...``, read with ``__ldcg``, then the tree) and stores
+    the post-map: one launch where two passes took two.
+
     Parameters: the input buffers, the scalars (``scalar_params``), the output buffer, the outer, reduced and
     inner sizes, each input's outer, reduced and inner strides, the output's outer and inner strides
-    (elements, 64-bit)."""
+    (elements, 64-bit); split, then the parts, the span, the workspace and the tiles' tickets (zero at the launch)."""
     ((y, out_dt),) = spec.outputs
     if columns & (columns - 1) or not 1 < columns < block or block % columns:
         raise ValueError(f"{spec.name}: columns kernel of {columns} columns in blocks of {block}")
     lanes = block // columns
-    name = f"{spec.name}_cols{columns}"
+    name = f"{spec.name}_cols{columns}" + ("_split" if split else "")
     buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in spec.inputs)
     scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in spec.scalar_params)
     steps = "".join(
@@ -224,47 +231,87 @@ def columns_kernel(
     )
     reads = " ".join(f"const {C_TYPES[dt]} {n} = _line_{n}[_J * _sr_{n}];" for n, dt in spec.inputs)
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + spec.preamble if with_preamble else ""
+    tree = f"""for (unsigned int _half = {lanes // 2}u; _half > 0; _half >>= 1) {{
+      if (_lane < _half) {{
+        _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half * {columns}u];
+        _sdata[_tid] = REDUCE(_a, _b);
+      }}
+      __syncthreads();
+    }}"""
+    store = f"""if (_lane == 0 && _i < _inner) {{
+      _s = _sdata[_tid];
+      {C_TYPES[out_dt]} &{y} = _raw_{y}[_o * _out_so + _i * _out_si];
+      POST_MAP(_s);
+    }}"""
+    if split:
+        extra = ",\n    const long long _parts, const long long _span, unsigned char* _ws, unsigned int* _tickets"
+        units, tile, first = "_tiles * _parts", "_u / _parts", "_p * _span + _lane"
+        end = "const long long _end = (_p + 1) * _span < _reduced ? (_p + 1) * _span : _reduced;"
+        head = f"const long long _p = _u % _parts;\n    {end}"
+        finish = f"""const long long _slot0 = ((_tile * {columns} + _col) * _parts) * 16;
+    if (_lane == 0) {{
+      memcpy(_ws + _slot0 + _p * 16, &_sdata[_tid], sizeof(_type_reduce));
+      __threadfence();
+    }}
+    __syncthreads();
+    if (_tid == 0) {{
+      _last = atomicAdd(&_tickets[_tile], 1u) == (unsigned int)(_parts - 1);
+    }}
+    __syncthreads();
+    if (_last) {{
+      _type_reduce _t = _type_reduce({spec.identity});
+      for (long long _k = _lane; _k < _parts; _k += {lanes}) {{
+        const long long* _w8 = reinterpret_cast<const long long*>(_ws + _slot0 + _k * 16);
+        const long long _w[2] = {{__ldcg(_w8), __ldcg(_w8 + 1)}};
+        _type_reduce _b;
+        memcpy(&_b, _w, sizeof(_type_reduce));
+        _t = REDUCE(_t, _b);
+      }}
+      _sdata[_tid] = _t;
+      __syncthreads();
+      {tree}
+      {store}
+    }}"""
+        shared = (
+            '  static_assert(sizeof(_type_reduce) <= 16 && alignof(_type_reduce) <= 16, "a partial fits its slot");\n'
+            "  __shared__ bool _last;\n"
+        )
+    else:
+        extra, units, tile, first, head, finish, shared = "", "_tiles", "_u", "_lane", "", store, ""
     source = f"""{headers}
 #define REDUCE(a, b) ({spec.reduce_expr})
 #define POST_MAP(a) ({spec.post_map_expr})
 
 typedef {spec.reduce_type} _type_reduce;
 extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
-const long long _outer, const long long _reduced, const long long _inner{steps},
-const long long _out_so, const long long _out_si) {{
-  __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
+    const long long _outer, const long long _reduced, const long long _inner{steps},
+    const long long _out_so, const long long _out_si{extra}) {{
+{shared}  __shared__ char _sdata_raw[{block} * sizeof(_type_reduce)];
   _type_reduce *_sdata = reinterpret_cast<_type_reduce*>(_sdata_raw);
   const unsigned int _tid = threadIdx.x;
   const unsigned int _col = _tid & {columns - 1}u;
   const long long _lane = _tid / {columns}u;
   const long long _per_outer = (_inner + {columns - 1}) / {columns};
-  for (long long _tile = blockIdx.x; _tile < _outer * _per_outer; _tile += gridDim.x) {{
-const long long _o = _tile / _per_outer;
-const long long _i = (_tile % _per_outer) * {columns} + _col;
-_type_reduce _s = _type_reduce({spec.identity});
-if (_i < _inner) {{
-  {lines}
-  for (long long _J = _lane; _J < _reduced; _J += {lanes}) {{
-    {reads}
-    _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
-    _s = REDUCE(_s, _a);
-  }}
-}}
-_sdata[_tid] = _s;
-__syncthreads();
-for (unsigned int _half = {lanes // 2}u; _half > 0; _half >>= 1) {{
-  if (_lane < _half) {{
-    _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half * {columns}u];
-    _sdata[_tid] = REDUCE(_a, _b);
-  }}
-  __syncthreads();
-}}
-if (_lane == 0 && _i < _inner) {{
-  _s = _sdata[_tid];
-  {C_TYPES[out_dt]} &{y} = _raw_{y}[_o * _out_so + _i * _out_si];
-  POST_MAP(_s);
-}}
-__syncthreads();
+  const long long _tiles = _outer * _per_outer;
+  for (long long _u = blockIdx.x; _u < {units}; _u += gridDim.x) {{
+    const long long _tile = {tile};
+    {head}
+    const long long _o = _tile / _per_outer;
+    const long long _i = (_tile % _per_outer) * {columns} + _col;
+    _type_reduce _s = _type_reduce({spec.identity});
+    if (_i < _inner) {{
+      {lines}
+      for (long long _J = {first}; _J < {"_end" if split else "_reduced"}; _J += {lanes}) {{
+        {reads}
+        _type_reduce _a = static_cast<_type_reduce>({spec.map_expr});
+        _s = REDUCE(_s, _a);
+      }}
+    }}
+    _sdata[_tid] = _s;
+    __syncthreads();
+    {tree}
+    {finish}
+    __syncthreads();
   }}
 }}
 """

@@ -37,6 +37,7 @@ __all__ = [
     "plan_columns",
     "plan_rows",
     "plan_two_pass",
+    "split_columns",
     "split_rows",
 ]
 
@@ -278,6 +279,7 @@ class ColumnsPlan:
     in_strides: tuple[int, int, int]
     out_strides: tuple[int, int]
     columns: int
+    parts: int = 1
 
     @property
     def lanes(self) -> int:
@@ -287,6 +289,21 @@ class ColumnsPlan:
     def tiles(self) -> int:
         """Blocks' worth of outputs: ``outer`` x the inner outputs in tiles of ``columns``."""
         return self.outer * -(-self.inner // self.columns)
+
+    @property
+    def span(self) -> int:
+        """Reduced elements per part of a split plan (``parts`` > 1): consecutive spans, the last one shorter."""
+        return -(-self.reduced // self.parts)
+
+
+def split_columns(plan: ColumnsPlan, policy: TwoPassPolicy | None = None) -> ColumnsPlan:
+    """``plan`` for a reduction ``plan_two_pass`` splits (few outputs over a long outer or middle axis): the reduced
+    extent cut into ``parts`` consecutive spans of at least ``policy.min_part``, about ``policy.target_blocks``
+    blocks in all; the last block of a tile to finish combines its columns' partials (one launch). ``parts`` 1:
+    the plan as it is."""
+    policy = policy if policy is not None else DEFAULT_POLICY
+    parts = min(max(2, -(-policy.target_blocks // plan.tiles)), plan.reduced // policy.min_part)
+    return plan if parts < 2 else dataclasses.replace(plan, parts=parts)
 
 
 def _column_groups(sizes: tuple[int, ...], axes: tuple[int, ...]) -> tuple[list[int], list[int], list[int]] | None:

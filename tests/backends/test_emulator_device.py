@@ -188,7 +188,8 @@ def small_two_pass(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         (ReduceFunction.SUM, (16, 300, 5), (0, 2), "reduction"),  # reduced axes not adjacent: CuPy's kernel
         (ReduceFunction.MAX, (3, 40, 5), (0, 2), "reduction"),
         (ReduceFunction.SUM, (5003,), (0,), "split rows reduction"),  # one row in 19 parts of 264 (min_part 256)
-        (ReduceFunction.SUM, (5003, 2), (0,), "two-pass reduction"),  # a long outer axis: two passes
+        (ReduceFunction.SUM, (5003, 2), (0,), "split columns reduction"),  # a long outer axis in parts, one launch
+        (ReduceFunction.SUM, (64, 2, 64), (0, 2), "two-pass reduction"),  # reduced axes not adjacent: two passes
     ],
 )
 def test_reduce(

@@ -465,8 +465,10 @@ def test_fused_reduction_on_the_rows_kernel_keeps_the_bits(
 @pytest.mark.parametrize(
     ("sizes", "axes", "own", "paths"),
     [
-        # a long outer axis: two passes on the GPU, so the multiply and the sqrt stay kernels of their own
-        ((5003, 2), (0,), True, ("flat", "two-pass reduction", "flat")),
+        # reduced axes not adjacent: two passes on the GPU, so the multiply and the sqrt stay kernels of their own
+        ((64, 2, 64), (0, 2), True, ("flat", "two-pass reduction", "flat")),
+        # a long outer axis: the split columns kernel (one launch), which takes the prologue and the epilogue in
+        ((5003, 2), (0,), True, ("split columns reduction",)),
         # one long row: the split rows kernel (one launch), which takes the prologue and the epilogue in
         ((5003,), (0,), True, ("split rows reduction",)),
         # the same with gpuops' reduction kernels off (GPUOPS_CUPY_ROWS_REDUCE=0): CuPy's two passes, nothing fused
@@ -738,7 +740,8 @@ def fused_step_sources(graphs: list[GraphDesc]) -> tuple[dict[str, str], int, in
                     name, source = reduce_rows.rows_kernel(spec, low.rows.threads, strided=strided)
                     sources[name] = source
                 elif low.columns is not None:
-                    name, source = reduce_rows.columns_kernel(spec, low.columns.columns)
+                    split = low.columns.parts > 1
+                    name, source = reduce_rows.columns_kernel(spec, low.columns.columns, split=split)
                     sources[name] = source
                 reductions += 1
                 epilogues += after is not None
@@ -764,26 +767,22 @@ def test_fused_kernels_compile_with_nvrtc() -> None:
     graphs = [chain_graph(), one_input_chain(TensorDesc(F16, (64, 300), (320, 1))), quantized_graph()[0]]
     graphs += [random_graph(seed)[0] for seed in range(80)]
     graphs += [fused_rows_graph(F16, axes, ys, outs) for _, axes, ys, outs in FUSED_ROWS_LAYOUTS]
-    long_rows, r = TensorDesc(F32, (2, 1 << 17)), TensorDesc(F32, (2, 1))  # the split rows kernel, fused
-    graphs.append(
-        GraphDesc(
-            2,
-            1,
-            [
-                OperatorNode(MUL(a_tensor=long_rows, b_tensor=long_rows, output_tensor=long_rows)),
-                OperatorNode(REDUCE(ReduceFunction.SUM, long_rows, r, axes=(1,))),
-                OperatorNode(SQRT(input_tensor=r, output_tensor=r)),
-            ],
-            [InputEdge(0, 0, 0), InputEdge(1, 0, 1)],
-            [OutputEdge(2, 0, 0)],
-            [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)],
-        )  # fmt: skip
-    )
+    # The split rows and split columns kernels, fused.
+    for long, axis in ((TensorDesc(F32, (2, 1 << 17)), 1), (TensorDesc(F32, (1 << 17, 2)), 0)):
+        r = TensorDesc(F32, tuple(1 if a == axis else s for a, s in enumerate(long.sizes)))
+        nodes = [
+            OperatorNode(MUL(a_tensor=long, b_tensor=long, output_tensor=long)),
+            OperatorNode(REDUCE(ReduceFunction.SUM, long, r, axes=(axis,))),
+            OperatorNode(SQRT(input_tensor=r, output_tensor=r)),
+        ]
+        edges = [IntermediateEdge(0, 0, 1, 0), IntermediateEdge(1, 0, 2, 0)]
+        graphs.append(GraphDesc(2, 1, nodes, [InputEdge(0, 0, 0), InputEdge(1, 0, 1)], [OutputEdge(2, 0, 0)], edges))
     sources, reductions, epilogues = fused_step_sources(graphs)
     assert reductions >= 3 and epilogues >= 3 and len(sources) >= 40, (reductions, epilogues, len(sources))
     assert any("_rows32_s01" in name for name in sources), "a rows kernel reading an input through a column stride"
     assert any("_cols32" in name for name in sources), "a columns kernel"
-    assert any(name.endswith("_split") for name in sources), "a split rows kernel"
+    assert any(name.endswith("_split") and "_cols" not in name for name in sources), "a split rows kernel"
+    assert any(name.endswith("_cols2_split") for name in sources), "a split columns kernel"
     for name, source in sources.items():
         gnvrtc.compile_source(source, f"{name}.cu", syntax_only=True, options=("--fmad=false",))
     gnvrtc.compile_source(next(iter(sources.values())), "first_fused.cu", options=("--fmad=false",))  # to PTX

@@ -14,8 +14,8 @@ middle axis, two axes (spelled out of order) and two adjacent axes and all axes;
 (strided) input; a permuted (transposed) input; a broadcast input with a stride-0 dimension
 (reduced and kept); a padded output (its padding must stay untouched); long reductions under
 ``LARGE_POLICY`` (the default policy wants 2**18 elements, too many to emulate per case): 9001 x 2 over the
-long outer axis (two passes on the GPU and the emulator) and 2 x 9001 over the long rows (the split rows kernel,
-one launch). Every layout runs for the
+long rows of stride 2 (two passes on the GPU and the emulator), 2 x 9001 over the long rows (the split rows kernel,
+one launch) and 9001 x 2 over the long outer axis (the split columns kernel, one launch). Every layout runs for the
 type pairs of ``FULL_COMBOS`` (float32 and int32 inputs; ARG: float32 -> INT64 and int32 ->
 UINT32); the other pairs run a smaller set (``SHORT``, plus the long reductions for float16
 and bfloat16 inputs), ARGMAX/ARGMIN with another index type than INT64 one layout.
@@ -101,14 +101,20 @@ LAYOUTS: dict[str, Layout] = {
     "bcast-kept": Layout(_S3, (0, 2), in_strides=(5, 0, 1)),  # the stride-0 axis kept
     "padded-out": Layout(_S3, (1,), out_strides=(16, 8, 1)),
     "padded-out-inner": Layout(_S3, (2,), out_strides=(14, 3, 1)),
-    "large": Layout((9001, 2), (0,)),  # few outputs, a long outer axis: two passes (LARGE_POLICY)
+    "large": Layout((2, 9001), (1,), in_strides=(1, 2)),  # few long rows of stride 2: two passes (LARGE_POLICY)
     "large-rows": Layout((2, 9001), (1,)),  # few long rows: each row in parts, one launch (split rows)
+    "large-cols": Layout((9001, 2), (0,)),  # few outputs, a long outer axis: in parts, one launch (split columns)
 }
 FULL = tuple(LAYOUTS)
 # "large" and "large-rows" run under this policy: split from 2**14 elements (the default waits for 2**18).
 LARGE_POLICY = dataclasses.replace(reduce_plan.DEFAULT_POLICY, min_total=1 << 14)
 SHORT = ("1d", "3d-two", "permuted", "bcast", "padded-out")
-LARGE_PATHS = {"large": "two-pass reduction", "large-rows": "split rows reduction"}  # the GPU's path for each
+# The GPU's path for each long layout.
+LARGE_PATHS = {
+    "large": "two-pass reduction",
+    "large-rows": "split rows reduction",
+    "large-cols": "split columns reduction",
+}
 FULL_COMBOS = {(F32, F32), (I32, I32), (F32, I64), (I32, U32)}
 
 

@@ -4,9 +4,9 @@
 The matrix of ``test_nvrtc_reduce.py``: each reduction row (REDUCE, ARGMAX, ARGMIN) x each selector value x each
 data-type mapping at FL_6_4, the one-pass spec's rows kernel at one of the four thread counts per row (32 to 256,
 rotating, so every count compiles for every row) and its columns kernel at one of the five column counts (2 to 32,
-rotating) and its split rows kernel, and every count of both for REDUCE SUM float32. One NVRTC program per
-row (each kernel in its own namespace, the macros undefined after it); ``--device-debug`` as there.
-The emulator runs the same text in CI (the generated reduction tests' inner-axis layouts).
+rotating, plain and split) and its split rows kernel, and every count of each for REDUCE SUM float32. One NVRTC
+program per row (each kernel in its own namespace, the macros undefined after it); ``--device-debug`` as there.
+The emulator runs the same text in CI (the generated reduction tests' layouts).
 """
 
 from __future__ import annotations
@@ -26,20 +26,19 @@ THREADS = (32, 64, 128, 256)
 COLUMNS = (2, 4, 8, 16, 32)
 
 
-def batch(kernels: list[tuple[ReductionSpec, int]]) -> tuple[str, list[str]]:
-    """One translation unit holding each (spec, n)'s kernel in a namespace of its own (n: threads per row of the
-    rows kernel, minus the columns of the columns kernel, or 0 for the split rows kernel); the names."""
+def batch(kernels: list[tuple[ReductionSpec, str, int]]) -> tuple[str, list[str]]:
+    """One translation unit holding each (spec, kind, n)'s kernel in a namespace of its own (kind ``rows`` with n
+    threads per row, ``columns`` / ``split columns`` with n columns, ``split rows``); the names."""
     headers = "".join(f"#include <{h}>\n" for h in _HEADERS)
-    helpers = tuple(dict.fromkeys(h for s, _ in kernels for h in s.helpers))
+    helpers = tuple(dict.fromkeys(h for s, _, _ in kernels for h in s.helpers))
     parts, names = [headers, HELPERS.source(helpers)], []
-    for k, (spec, n) in enumerate(kernels):
-        if n > 0:
-            made = reduce_rows.rows_kernel(spec, n, with_preamble=False)
-        elif n < 0:
-            made = reduce_rows.columns_kernel(spec, -n, with_preamble=False)
+    for k, (spec, kind, n) in enumerate(kernels):
+        if kind == "rows":
+            name, fn = reduce_rows.rows_kernel(spec, n, with_preamble=False)
+        elif kind == "split rows":
+            name, fn = reduce_rows.split_rows_kernel(spec, with_preamble=False)
         else:
-            made = reduce_rows.split_rows_kernel(spec, with_preamble=False)
-        name, fn = made
+            name, fn = reduce_rows.columns_kernel(spec, n, with_preamble=False, split=kind == "split columns")
         names.append(name)
         parts.append(f"namespace gpuops_r{k} {{\n{fn}\n}}\n#undef REDUCE\n#undef POST_MAP\n")
     return "\n".join(parts), names
@@ -49,13 +48,15 @@ def batch(kernels: list[tuple[ReductionSpec, int]]) -> tuple[str, list[str]]:
 def test_rows_kernels_compile(name: str) -> None:
     _check_nvrtc()
     ones, _ = row_specs(name)
-    kernels = [(s, THREADS[k % len(THREADS)]) for k, s in enumerate(ones)]
-    kernels += [(s, -COLUMNS[k % len(COLUMNS)]) for k, s in enumerate(ones)]
-    kernels += [(s, 0) for s in ones]
+    kernels = [(s, "rows", THREADS[k % len(THREADS)]) for k, s in enumerate(ones)]
+    kernels += [(s, "columns", COLUMNS[k % len(COLUMNS)]) for k, s in enumerate(ones)]
+    kernels += [(s, "split columns", COLUMNS[(k + 2) % len(COLUMNS)]) for k, s in enumerate(ones)]
+    kernels += [(s, "split rows", 0) for s in ones]
     if name == "REDUCE":
         total = next(s for s in ones if s.name == "gpuops_reduce_sum_float32")
-        kernels += [(total, t) for t in THREADS] + [(total, -c) for c in COLUMNS]
-    kernels = list({(s.name, t): (s, t) for s, t in kernels}.values())  # an extern "C" name once per program
+        kernels += [(total, "rows", t) for t in THREADS]
+        kernels += [(total, kind, c) for c in COLUMNS for kind in ("columns", "split columns")]
+    kernels = list({(s.name, kind, n): (s, kind, n) for s, kind, n in kernels}.values())  # each name once
     source, names = batch(kernels)
     try:
         ptx = gnvrtc.compile_source(source, f"{name.lower()}_rows.cu", debug=True)

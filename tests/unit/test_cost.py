@@ -60,19 +60,19 @@ def test_one_pass_reduction() -> None:
 )
 def test_two_pass_reduction_writes_and_reads_its_partials(row: str, partial_bytes: int) -> None:
     n = 1 << 17
-    x = TensorDesc(F32, (n, 2))  # a long outer axis (long rows take the split rows kernel, below)
+    x = TensorDesc(F32, (2, n), (1, 2))  # rows of stride 2 (packed rows take the split rows kernel, below)
     if row == "REDUCE":
         desc = desc_class("REDUCE")(
-            function=ReduceFunction.SUM, input_tensor=x, output_tensor=TensorDesc(F32, (1, 2)), axes=(0,)
+            function=ReduceFunction.SUM, input_tensor=x, output_tensor=TensorDesc(F32, (2, 1)), axes=(1,)
         )
         out_bytes = 2 * 4
     else:
-        desc = desc_class("ARGMAX")(input_tensor=x, output_tensor=TensorDesc(DataType.UINT32, (1, 2)), axes=(0,))
+        desc = desc_class("ARGMAX")(input_tensor=x, output_tensor=TensorDesc(DataType.UINT32, (2, 1)), axes=(1,))
         out_bytes = 2 * 4
     op, c = _cost(desc)
     plan = op.lowering.two_pass
     assert plan is not None, "two outputs of 2**17 elements each: a two-pass reduction"
-    assert op.lowering.rows is None
+    assert op.lowering.rows is None and op.lowering.columns is None
     partials = math.prod(plan.partial_sizes)
     assert partials == 2 * plan.total_parts and plan.total_parts >= 2
     assert plan.parts * plan.span <= n < (plan.parts + 1) * plan.span or plan.rest is not None
@@ -102,6 +102,20 @@ def test_split_rows_reduction_is_one_launch_with_its_partials_and_tickets(row: s
     assert (rows.parts - 1) * rows.span < n <= rows.parts * rows.span
     partials = 2 * rows.parts * partial_bytes
     assert c == Cost(1, 2 * n * 4 + partials, 2 * 4 + partials + 2 * 4)
+
+
+def test_split_columns_reduction_is_one_launch_with_its_partials_and_tickets() -> None:
+    """SUM over the outer axis of [2**17, 3]: the split columns kernel, one launch; one tile (3 outputs side by side
+    in 4 columns), its extent in ``parts`` spans (1024 wanted, at most 2**17 / 512 = 256: spans of at least 512),
+    each output's partial per part written and read back once, a 4-byte ticket per tile zeroed."""
+    n = 1 << 17
+    x, out = TensorDesc(F32, (n, 3)), TensorDesc(F32, (1, 3))
+    op, c = _cost(desc_class("REDUCE")(function=ReduceFunction.SUM, input_tensor=x, output_tensor=out, axes=(0,)))
+    columns = op.lowering.columns
+    assert columns is not None and (columns.outer, columns.reduced, columns.inner) == (1, n, 3)
+    assert columns.columns == 4 and columns.tiles == 1 and columns.parts == 256
+    partials = 3 * 256 * 4  # 3 outputs x 256 parts x a float32 partial sum
+    assert c == Cost(1, 3 * n * 4 + partials, 3 * 4 + partials + 4)
 
 
 def test_softmax_over_rows_that_fit_moves_one_float32_copy() -> None:

@@ -522,3 +522,32 @@ def test_split_rows(rows: int, cols: int, policy: reduce_plan.TwoPassPolicy | No
     else:
         assert split.threads == reduce_plan.ROWS_BLOCK and (split.rows, split.cols) == (rows, cols)
         assert (parts - 1) * split.span < cols <= parts * split.span
+
+
+@pytest.mark.parametrize(
+    ("sizes", "axes", "policy", "tiles", "parts"),
+    [
+        # [2**17, 3] over axis 0: one tile (3 outputs in 4 columns), 1024 parts wanted, at most 2**17 // 512 = 256
+        ((1 << 17, 3), (0,), None, 1, 256),
+        # [3, 40000, 3] over the middle axis: 3 tiles, 1024 / 3 -> 342 wanted, at most 40000 // 512 = 78
+        ((3, 40000, 3), (1,), None, 3, 78),
+        # [9001, 2] under a small policy (parts of at least 256): 9001 // 256 = 35
+        ((9001, 2), (0,), reduce_plan.TwoPassPolicy(min_part=256), 1, 35),
+        # a short extent: no split
+        ((600, 2), (0,), None, 1, 1),
+    ],
+)
+def test_split_columns(
+    sizes: tuple[int, ...], axes: tuple[int, ...], policy: reduce_plan.TwoPassPolicy | None, tiles: int, parts: int
+) -> None:
+    strides = tuple(math.prod(sizes[i + 1 :]) for i in range(len(sizes)))
+    out_sizes = tuple(1 if i in axes else s for i, s in enumerate(sizes))
+    out_strides = tuple(math.prod(out_sizes[i + 1 :]) for i in range(len(sizes)))
+    plan = reduce_plan.plan_columns(sizes, strides, out_strides, axes)
+    assert plan is not None and plan.tiles == tiles
+    split = reduce_plan.split_columns(plan, policy)
+    assert split.parts == parts
+    if parts == 1:
+        assert split == plan
+    else:
+        assert (parts - 1) * split.span < plan.reduced <= parts * split.span
