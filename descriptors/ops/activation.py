@@ -216,11 +216,14 @@ __device__ __forceinline__ F gpuops_act_softplus_scaled(F a, F b, F x) {
     "act_celu": Helper(
         """
 // CELU: x if x >= 0 else a * expm1(u + du), u = x / a rounded, du = (x - u a) / a from the exact
-// remainder (fma), folded back (expm1' = expm1 + 1): with a < 0, u grows without bound.
+// remainder (fma), folded back (expm1' = expm1 + 1): with a < 0, u grows without bound. Where 1 + u
+// rounds to 1 (|u| below half an ulp of 1; u subnormal, flushed or underflowed) and a is finite,
+// a * expm1(x / a) is x within half an ulp: x itself (u * a would lose u's missing bits, or give 0).
 template <typename F>
 __device__ __forceinline__ F gpuops_act_celu(F x, F a) {
   if (x >= F(0)) return x;
   const F u = x / a;
+  if (F(1) + u == F(1) && !isinf(a)) return x;
   const F du = fma(-u, a, x) / a;
   F em = expm1(u);
   if (fabs(du) < fabs(u) && !isinf(em)) em = em + du * (em + F(1));  // an overflowed expm1 stays inf

@@ -334,14 +334,17 @@ def elu(x: np.ndarray, *, out: np.ndarray, alpha: np.float32) -> None:
 
 def celu(x: np.ndarray, *, out: np.ndarray, alpha: np.float32) -> None:
     """x if x >= 0 else alpha * expm1(u + du), u = x / alpha rounded, du = (x - u alpha) / alpha
-    (exact remainder by fma) folded back (expm1' = expm1 + 1): for alpha < 0, u grows."""
+    (exact remainder by fma) folded back (expm1' = expm1 + 1): for alpha < 0, u grows. Where
+    1 + u rounds to 1 (u tiny, subnormal or underflowed to 0) and alpha is finite, x: alpha * expm1(x / alpha) is x
+    within half an ulp there."""
     a = _f(x, alpha)
     u = x / a
     du = fma(-u, a, x) / a
     em = np.expm1(u)
     em = np.where((np.abs(du) < np.abs(u)) & ~np.isinf(em), em + du * (em + x.dtype.type(1)), em)
     np.multiply(em, a, out=out)
-    np.copyto(out, x, where=x >= 0)
+    one = x.dtype.type(1)
+    np.copyto(out, x, where=(x >= 0) | ((one + u == one) & np.isfinite(a)))
 
 
 def softplus(x: np.ndarray, *, out: np.ndarray, steepness: np.float32) -> None:

@@ -1,4 +1,5 @@
-"""Float32 accuracy of the activations, in ulps, against the stated bounds (TOLERANCE).
+"""Float32 accuracy of the activations, in ulps, against the stated bounds as the tests pin them (TOLERANCE:
+tests/accuracy_bounds.py, checked equal to the op table by tests/unit/test_accuracy_bounds.py).
 
 - ACTIVATION_TANH against NumPy's own validation table
   (numpy/_core/tests/data/umath-validation-set-tanh.csv: inputs and correctly rounded float32
