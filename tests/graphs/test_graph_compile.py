@@ -12,13 +12,12 @@ differ). A fused kernel rounds every node's result to the node's output type, so
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from typing import Any
 
 import numpy as np
 import pytest
 from helpers import buffer_elements, buffer_for, read_tensor, to_backend, to_host
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import gpuops
 from descriptors import (
@@ -35,9 +34,6 @@ from descriptors.graph import ConstantNode, GraphDesc, InputEdge, IntermediateEd
 from gpuops import config
 
 F32, F16 = DataType.FLOAT32, DataType.FLOAT16
-FIXTURES_OK = settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
 
 ADD, MUL, SUB, MAX = (desc_class(n) for n in ("ELEMENT_WISE_ADD", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_SUBTRACT",
                                                "ELEMENT_WISE_MAX"))  # fmt: skip
@@ -200,8 +196,9 @@ def random_graph(seed: int) -> tuple[GraphDesc, list[np.ndarray]]:
     return graph, inputs
 
 
-@FIXTURES_OK
-@given(seed=st.integers(0, 2**32 - 1))
+# Fixed seeds, one test each (tests/slow/test_graph_fuzz.py draws thousands of random graphs): the emulator's dry run
+# meets every graph's kernels, which one hypothesis test stopped at its first (dry-run) failure left to compile alone.
+@pytest.mark.parametrize("seed", [zlib.crc32(f"random graph {k}".encode()) for k in range(30)])
 def test_random_graphs_match_node_by_node(seed: int, device: gpuops.Device, xp: Any) -> None:
     graph, inputs = random_graph(seed)
     got, compiled = run_compiled(device, xp, graph, inputs)
