@@ -1,4 +1,5 @@
-"""How a validated ``GraphDesc`` runs: fusion groups, steps and the buffers between them (pure planning).
+"""How a validated ``GraphDesc`` runs: fusion groups, steps and the buffers between them (pure planning; it reads
+one setting, ``GPUOPS_CUPY_ROWS_REDUCE``: whether a long reduction may take fused neighbours).
 
 ``IDMLDevice1::CompileGraph`` compiles a ``DML_GRAPH_DESC`` into one operator. gpuops plans it in three moves:
 
