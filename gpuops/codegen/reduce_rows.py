@@ -38,24 +38,11 @@ def rows_kernel(
     its elements are consecutive), the output's row stride (elements, 64-bit). ``with_preamble=False``:
     without CuPy's headers and the preamble (a batch of many kernels puts them, and the helpers, first once)."""
     ((y, out_dt),) = spec.outputs
-    strided = strided if strided is not None else (False,) * len(spec.inputs)
-    if len(strided) != len(spec.inputs):
-        raise ValueError(f"{spec.name}: {len(strided)} column-stride flags for {len(spec.inputs)} inputs")
+    strided = _flags(spec, strided)
     if threads & (threads - 1) or not 1 < threads <= block or block % threads:
         raise ValueError(f"{spec.name}: rows kernel of {threads} threads per row in blocks of {block}")
-    name = f"{spec.name}_rows{threads}" + ("_s" + "".join("01"[f] for f in strided) if any(strided) else "")
-    buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in spec.inputs)
-    scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in spec.scalar_params)
-    steps = "".join(
-        f", const long long _rs_{n}" + (f", const long long _cs_{n}" if s else "")
-        for (n, _), s in zip(spec.inputs, strided, strict=True)
-    )
-    lines = " ".join(f"const {C_TYPES[dt]}* _line_{n} = _raw_{n} + _row * _rs_{n};" for n, dt in spec.inputs)
-    reads = " ".join(
-        f"const {C_TYPES[dt]} {n} = _line_{n}[{'_J * _cs_' + n if s else '_J'}];"
-        for (n, dt), s in zip(spec.inputs, strided, strict=True)
-    )
-    headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + spec.preamble if with_preamble else ""
+    suffix, buffers, scalars, steps, lines, reads, headers = _row_parts(spec, strided, with_preamble)
+    name = f"{spec.name}_rows{threads}{suffix}"
     source = f"""{headers}
 #define REDUCE(a, b) ({spec.reduce_expr})
 #define POST_MAP(a) ({spec.post_map_expr})
@@ -116,22 +103,11 @@ def split_rows_kernel(
     Parameters as :func:`rows_kernel`'s, then the parts, the span, the workspace (``parts`` x rows slots of 16
     bytes) and the rows' tickets (unsigned int, zero at the launch)."""
     ((y, out_dt),) = spec.outputs
-    strided = strided if strided is not None else (False,) * len(spec.inputs)
-    if len(strided) != len(spec.inputs) or block & (block - 1) or block < 2:
-        raise ValueError(f"{spec.name}: split rows kernel of blocks of {block}, {len(strided)} stride flags")
-    name = f"{spec.name}_split" + ("_s" + "".join("01"[f] for f in strided) if any(strided) else "")
-    buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in spec.inputs)
-    scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in spec.scalar_params)
-    steps = "".join(
-        f", const long long _rs_{n}" + (f", const long long _cs_{n}" if s else "")
-        for (n, _), s in zip(spec.inputs, strided, strict=True)
-    )
-    lines = " ".join(f"const {C_TYPES[dt]}* _line_{n} = _raw_{n} + _row * _rs_{n};" for n, dt in spec.inputs)
-    reads = " ".join(
-        f"const {C_TYPES[dt]} {n} = _line_{n}[{'_J * _cs_' + n if s else '_J'}];"
-        for (n, dt), s in zip(spec.inputs, strided, strict=True)
-    )
-    headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + spec.preamble if with_preamble else ""
+    strided = _flags(spec, strided)
+    if block & (block - 1) or block < 2:
+        raise ValueError(f"{spec.name}: split rows kernel of blocks of {block}")
+    suffix, buffers, scalars, steps, lines, reads, headers = _row_parts(spec, strided, with_preamble)
+    name = f"{spec.name}_split{suffix}"
     tree = f"""for (unsigned int _half = {block // 2}u; _half > 0; _half >>= 1) {{
       if (_tid < _half) {{
         _type_reduce _a = _sdata[_tid], _b = _sdata[_tid + _half];
@@ -316,3 +292,31 @@ extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
 }}
 """
     return name, source
+
+
+def _flags(spec: ReductionSpec, strided: tuple[bool, ...] | None) -> tuple[bool, ...]:
+    """The column-stride flags, one per input (all False by default)."""
+    flags = strided if strided is not None else (False,) * len(spec.inputs)
+    if len(flags) != len(spec.inputs):
+        raise ValueError(f"{spec.name}: {len(flags)} column-stride flags for {len(spec.inputs)} inputs")
+    return flags
+
+
+def _row_parts(spec: ReductionSpec, strided: tuple[bool, ...], with_preamble: bool) -> tuple[str, ...]:
+    """The text the rows and split rows kernels share: the name suffix of the stride flags, the input buffer and
+    scalar parameters, each input's row (and column) stride parameters, the row pointers, the element reads, and
+    the headers with the preamble (or nothing)."""
+    suffix = "_s" + "".join("01"[f] for f in strided) if any(strided) else ""
+    buffers = "".join(f"const {C_TYPES[dt]}* _raw_{n}, " for n, dt in spec.inputs)
+    scalars = "".join(f"const {C_TYPES[dt]} {n}, " for n, dt in spec.scalar_params)
+    steps = "".join(
+        f", const long long _rs_{n}" + (f", const long long _cs_{n}" if s else "")
+        for (n, _), s in zip(spec.inputs, strided, strict=True)
+    )
+    lines = " ".join(f"const {C_TYPES[dt]}* _line_{n} = _raw_{n} + _row * _rs_{n};" for n, dt in spec.inputs)
+    reads = " ".join(
+        f"const {C_TYPES[dt]} {n} = _line_{n}[{'_J * _cs_' + n if s else '_J'}];"
+        for (n, dt), s in zip(spec.inputs, strided, strict=True)
+    )
+    headers = "".join(f"#include <{h}>\n" for h in _HEADERS) + spec.preamble if with_preamble else ""
+    return suffix, buffers, scalars, steps, lines, reads, headers
