@@ -286,12 +286,12 @@ class CompiledComposite(CompiledGraph):
 
     def __init__(self, device: Device, operator: Operator, flags: ExecutionFlags) -> None:
         desc = operator.desc
-        # One kernel where the parts run as a row program (issue 33) and the backend has the hook (CuPy, the
+        # One kernel where the parts run as a row program (issue 33) and the backend builds one (CuPy, the
         # emulator); the plan of parts otherwise. ``cost()`` states the CuPy path's figures on every backend.
         self.program = program = plan_row_program(desc)
-        hook = getattr(device.backend_impl, "compile_row_program", None)
-        if program is not None and hook is not None:
-            super().__init__(device, program.graph, flags, single=(hook(program), *program.refs))
+        kernel = device.backend_impl.compile_row_program(program) if program is not None else None
+        if program is not None and kernel is not None:
+            super().__init__(device, program.graph, flags, single=(kernel, *program.refs))
         else:
             super().__init__(device, composite_graph(desc), flags)
         self.operator = operator

@@ -5,8 +5,8 @@ backend runs it in three kernels (max; sum of exp(x - max); the output), reading
 its reduced axes are one contiguous span per row, for the input and the output alike (``reduce_plan.plan_rows``),
 and a row fits a group of threads holding at most :data:`MAX_PER_THREAD` elements each, the parts run instead
 as ONE kernel (``codegen.row_program``): the input is read once and the output written once. This module decides
-that (:func:`plan_row_program`) and gathers what the kernel needs; a backend with the hook
-(``compile_row_program``: CuPy and the emulator) builds it, the others run the parts.
+that (:func:`plan_row_program`) and gathers what the kernel needs; the backend's
+``compile_row_program`` builds it (CuPy, the emulator) or returns None (the CPU: the parts run).
 
 A part qualifies when it is a reduction over the composite's axes: a REDUCE (with an element-wise map, reduce
 and post-map: SUM, AVERAGE, MAX, ...) or an ARGMAX/ARGMIN (its map reads ``_J``, the element's column, and its

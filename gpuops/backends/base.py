@@ -17,6 +17,7 @@ from descriptors import TensorDesc
 if TYPE_CHECKING:
     from ..binding import BindingPlan
     from ..lowering import FusedLowering, Lowering
+    from ..row_program import RowProgram
 
 __all__ = ["Backend", "FastPaths", "Kernel"]
 
@@ -75,6 +76,12 @@ class Backend(Protocol):
         its input value, an ``epilogue`` computing what is stored from its result. Inputs are the prologue's
         external inputs (else the reduction's input), the one output the epilogue's value (else the reduction's
         output). The kernel's ``source`` shows the generated code."""
+        ...
+
+    def compile_row_program(self, program: RowProgram) -> Kernel | None:
+        """One kernel running a composite's parts row by row (``gpuops.row_program``: SOFTMAX, LOG_SOFTMAX,
+        MEAN_VARIANCE_NORMALIZATION1, HARDMAX where a row fits one block), or None: the backend runs the plan
+        of parts instead (the CPU backend, whose parts are already one pass each over host memory)."""
         ...
 
     def fast_paths(self, kernel: Any, lowering: Lowering, binding: BindingPlan, general: Execute) -> FastPaths | None:

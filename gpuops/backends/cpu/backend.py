@@ -18,6 +18,7 @@ from .views import may_overlap, pointer, view_maker
 
 if TYPE_CHECKING:
     from ...lowering import FusedLowering, Lowering
+    from ...row_program import RowProgram
 
 __all__ = ["NumpyBackend"]
 
@@ -59,6 +60,10 @@ class NumpyBackend:
         before = self.compile_fused(prologue) if prologue is not None else None
         after = self.compile_fused(epilogue) if epilogue is not None else None
         return _ReduceInPasses(before, self.compile(reduce), after, prologue, reduce)
+
+    def compile_row_program(self, program: RowProgram) -> None:
+        """None: on the CPU a composite runs its plan of parts (each one pass over host memory already)."""
+        return None
 
     pointer = staticmethod(pointer)
     may_overlap = staticmethod(may_overlap)
