@@ -8,6 +8,7 @@ sizes and element strides from the buffer's first element.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,6 +23,7 @@ __all__ = [
     "INT_RANGE",
     "buffer_elements",
     "buffer_for",
+    "checks_after_runs",
     "element_offsets",
     "float_info",
     "random_values",
@@ -420,3 +422,15 @@ def trace_launches(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(cpu_threads, "_launch", spy)
     return seen
+
+
+@contextlib.contextmanager
+def checks_after_runs() -> Iterator[Callable[..., None]]:
+    """``with checks_after_runs() as check: ...; check(fn, *args)``: each ``fn(*args)`` runs when the block ends,
+    in order, after every operator in it has run. The CUDA emulator's prebuild dry run (tests/conftest.py) runs a
+    test with launches doing nothing, so it stops at the first failed check, and a kernel it never reached is
+    compiled alone at its first launch: a test that runs several operators defers its checks."""
+    pending: list[tuple[Callable[..., object], tuple[object, ...]]] = []
+    yield lambda fn, *args: pending.append((fn, args))
+    for fn, args in pending:
+        fn(*args)

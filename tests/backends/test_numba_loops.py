@@ -395,18 +395,29 @@ def _raw_buffer(desc: TensorDesc, rng: np.random.Generator, specials: list[float
     return buf
 
 
-ROWS_CASES = []
-for _k, _p in enumerate(CASES):
+# The rows loop's indexing is the same code for every data type, and test_loop_matches_numpy_path runs every
+# type's element expression: one data type per (row, ScaleBias, fused activation) (rotating, so every type and
+# layout meet many rows), one layout per case (rotating); every type and every layout for float16 ADD + RELU,
+# float32 ScaleBias and the plain ADD.
+_FULL_ROWS = ("ELEMENT_WISE_ADD1-FLOAT16-ACTIVATION_RELU", "ELEMENT_WISE_IDENTITY-FLOAT32-sb(1.5, -0.25)")
+_ROWS_GROUPS: dict[tuple[str, object, object], list[Any]] = {}
+for _p in CASES:
     _name, _combo, _sb, _fused = _p.values
-    _choices = _layouts_for(row_of(_name))
-    if _direct(_name, _combo, _sb, _fused):  # one ufunc: the tier takes only row broadcasts below DIRECT_MIN
-        _choices = [c for c in _choices if c == "row_bcast"]
-        if not _choices:
+    if _direct(_name, _combo, _sb, _fused) and "row_bcast" not in _layouts_for(row_of(_name)):
+        continue  # one ufunc: the tier takes only row broadcasts below DIRECT_MIN
+    _ROWS_GROUPS.setdefault((_name, _sb, _fused), []).append(_p)
+ROWS_CASES = []
+for _k, ((_name, _, _), _group) in enumerate(_ROWS_GROUPS.items()):
+    _every_type = _name == "ELEMENT_WISE_ADD"
+    for _p in _group:
+        _full = _p.id in _FULL_ROWS
+        if not (_full or _every_type or _p is _group[_k % len(_group)]):
             continue
-    # One layout per case (rotating), every layout for the float16 ADD1 + RELU and float32 ScaleBias cases.
-    _full = _p.id in ("ELEMENT_WISE_ADD1-FLOAT16-ACTIVATION_RELU", "ELEMENT_WISE_IDENTITY-FLOAT32-sb(1.5, -0.25)")
-    for _layout in _choices if _full or len(_choices) == 1 else [_choices[_k % len(_choices)]]:
-        ROWS_CASES.append(pytest.param(_name, _combo, _sb, _fused, _layout, id=f"{_p.id}-{_layout}"))
+        _choices = _layouts_for(row_of(_name))
+        if _direct(*_p.values):
+            _choices = ["row_bcast"]
+        for _layout in _choices if _full or len(_choices) == 1 else [_choices[(_k + len(ROWS_CASES)) % len(_choices)]]:
+            ROWS_CASES.append(pytest.param(*_p.values, _layout, id=f"{_p.id}-{_layout}"))
 
 
 @pytest.mark.parametrize(("name", "combo", "sb", "fused", "layout"), ROWS_CASES)

@@ -28,8 +28,8 @@ def test_tensorrt_cast_to_int8(to_type: object, device: gpuops.Device, xp: Any) 
 def test_tensorrt_cast_half_and_bf16(device: gpuops.Device, xp: Any) -> None:
     x = to_backend(xp, np.int32([16842753, 65520, -3]))
     half = to_host(tensorrt.cast(x, "HALF", device=device))
-    assert half.dtype == np.float16 and half.astype(np.float64).tolist() == [np.inf, np.inf, -3.0]
     bf = to_host(tensorrt.cast(x, "kBF16", device=device))
+    assert half.dtype == np.float16 and half.astype(np.float64).tolist() == [np.inf, np.inf, -3.0]
     # 16842753 = 2**24 + 2**16 + 1: above the midpoint of bfloat16's grid there, so up to 2**24 + 2**17.
     assert bf.dtype == ml_dtypes.bfloat16 and bf.astype(np.float64).tolist() == [16908288.0, 65536.0, -3.0]
 
@@ -44,10 +44,10 @@ def test_tensorrt_cast_refuses_unknown_types() -> None:
 def test_openvino_convert(device: gpuops.Device, xp: Any) -> None:
     d = to_backend(xp, np.float64([1 + 2**-11 + 2**-40, -1.5, 70000.0]))
     f16 = to_host(openvino.convert(d, "f16", device=device))
-    assert f16.astype(np.float64).tolist() == [1 + 2**-10, -1.5, np.inf]  # one rounding, not two
     flags = to_host(openvino.convert(to_backend(xp, np.int32([0, 3, -1])), "boolean", device=device))
-    assert flags.dtype == np.bool_ and flags.tolist() == [False, True, True]
     wrapped = to_host(openvino.convert(to_backend(xp, np.int64([-1, 256, 2**40 + 7])), "u8", device=device))
+    assert f16.astype(np.float64).tolist() == [1 + 2**-10, -1.5, np.inf]  # one rounding, not two
+    assert flags.dtype == np.bool_ and flags.tolist() == [False, True, True]
     assert wrapped.tolist() == [255, 0, 7]
 
 

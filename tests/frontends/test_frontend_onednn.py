@@ -17,7 +17,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import to_host, uint_view
+from helpers import checks_after_runs, to_host, uint_view
 from reference_backward import FORMULAS as BACKWARD_FORMULAS
 from test_backward_formulas import FORWARD as SEED_FORWARD_COLUMN
 
@@ -229,14 +229,16 @@ def diff_values(shape: tuple[int, ...], dtype: np.dtype = F32, seed: int = 1) ->
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_forward_matches_hand_built_descriptor(case: tuple[str, float, float], device: gpuops.Device, xp: Any) -> None:
     alg, a, b = case
-    for dtype in (F32, F16, BF16):
-        x = xp.asarray(src_values(alg, dtype))
-        t = TensorDesc(DataType.from_numpy(dtype), x.shape)
-        want = direct(device, HAND_FORWARD[_base(alg)](t, a, b), [x], xp)
-        got = eltwise_forward(alg, x, a, b, device=device)
-        assert type(got) is type(x)
-        assert_bits(got, want, f"{alg} {dtype}")
-        assert onednn.forward_desc(alg, DataType.from_numpy(dtype), x.shape, a, b) == HAND_FORWARD[_base(alg)](t, a, b)
+    with checks_after_runs() as check:
+        for dtype in (F32, F16, BF16):
+            x = xp.asarray(src_values(alg, dtype))
+            t = TensorDesc(DataType.from_numpy(dtype), x.shape)
+            want = direct(device, HAND_FORWARD[_base(alg)](t, a, b), [x], xp)
+            got = eltwise_forward(alg, x, a, b, device=device)
+            assert type(got) is type(x)
+            check(assert_bits, got, want, f"{alg} {dtype}")
+            desc = onednn.forward_desc(alg, DataType.from_numpy(dtype), x.shape, a, b)
+            assert desc == HAND_FORWARD[_base(alg)](t, a, b)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_id)

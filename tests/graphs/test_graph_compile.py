@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import buffer_elements, buffer_for, read_tensor, to_backend, to_host
+from helpers import buffer_elements, buffer_for, checks_after_runs, read_tensor, to_backend, to_host
 
 import gpuops
 from descriptors import (
@@ -529,13 +529,14 @@ def test_an_epilogue_takes_only_what_reads_the_result_alone(device: gpuops.Devic
     x = np.arange(-6, 6, dtype=np.float32) / 4
     want = 1 / (1 + np.exp(-x.reshape(3, 4).astype(np.float64).sum(axis=1))) * c
     cases = (([OutputEdge(3, 0, 0)], 2, 3), ([OutputEdge(3, 0, 0), OutputEdge(0, 0, 1)], 2, 2))
-    for outputs, kernels, passes in cases:
-        graph = GraphDesc(1, len(outputs), nodes, [InputEdge(0, 0, 0)], outputs, edges)
-        got, compiled = run_compiled(device, xp, graph, [x])
-        assert compiled.kernel_count == (passes if device.backend == "numpy" else kernels), outputs
-        np.testing.assert_allclose(read_tensor(got[0], r).ravel(), want, rtol=3e-7)
-        for g, w in zip(got, node_by_node(device, xp, graph, [x]), strict=True):
-            assert_same(g, w, r, f"{len(outputs)} outputs")
+    with checks_after_runs() as check:
+        for outputs, kernels, passes in cases:
+            graph = GraphDesc(1, len(outputs), nodes, [InputEdge(0, 0, 0)], outputs, edges)
+            got, compiled = run_compiled(device, xp, graph, [x])
+            assert compiled.kernel_count == (passes if device.backend == "numpy" else kernels), outputs
+            check(np.testing.assert_allclose, read_tensor(got[0], r).ravel(), want, 3e-7)
+            for g, w in zip(got, node_by_node(device, xp, graph, [x]), strict=True):
+                check(assert_same, g, w, r, f"{len(outputs)} outputs")
 
 
 def test_casts_fuse_with_their_neighbours(device: gpuops.Device, xp: Any) -> None:
@@ -624,6 +625,7 @@ def test_an_edge_between_different_strides_carries_the_value(device: gpuops.Devi
     producer's value, element for element (fused or not)."""
     transposed = TensorDesc(F32, (4, 5), (1, 4))
     reduce = REDUCE(ReduceFunction.SUM, transposed, TensorDesc(F32, (4, 1)), axes=(1,))
+    results = []
     for consumer in (RELU(input_tensor=transposed, output_tensor=T), reduce):
         graph = GraphDesc(
             2, 1,
@@ -637,7 +639,9 @@ def test_an_edge_between_different_strides_carries_the_value(device: gpuops.Devi
         (got,), _ = run_compiled(device, xp, graph, [a, b])
         s = (a + b).reshape(4, 5)
         want = np.maximum(s, 0).ravel() if consumer.row.name == "ACTIVATION_RELU" else s.sum(axis=1)
-        assert np.array_equal(got[: want.size], want), (consumer.row.name, got, want)
+        results.append((consumer.row.name, got, want))
+    for name, got, want in results:  # after both ran (helpers.checks_after_runs)
+        assert np.array_equal(got[: want.size], want), (name, got, want)
 
 
 def test_float16_intermediates_round_at_node_boundaries(device: gpuops.Device, xp: Any) -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
+from gpu_grid import with_backends
 from helpers import (
     assert_expected,
     buffer_for,
@@ -161,7 +163,13 @@ for _row in NARY_ROWS:
             IN_PLACE_CASES.append(pytest.param(_row.name, _combo, id=f"{_short(_row.name)}-{_combo_id(_combo)}"))
 
 
-@pytest.mark.parametrize(("name", "combo", "layout", "params"), CASES)
+def _grid_key(values: Sequence[Any]) -> tuple[str, str, str]:
+    """(row, data types, layout and parameter set): ``gpu_grid``'s thinning of the emulator's copy."""
+    name, combo, layout, params = values
+    return name, _combo_id(combo), f"{layout} {sorted(params.items(), key=repr)!r}"
+
+
+@pytest.mark.parametrize(("backend", "name", "combo", "layout", "params"), with_backends(CASES, _grid_key))
 def test_matches_reference(name: str, combo: dict, layout: str, params: dict, device: Any, xp: Any) -> None:
     run(device, xp, ROW[name], combo, layout, params, None)
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 from accuracy_bounds import PINNED
+from gpu_grid import with_backends
 from helpers import (
     INT_RANGE,
     assert_expected,
@@ -151,7 +154,12 @@ for _row in BINARY_ROWS:
             )
 
 
-@pytest.mark.parametrize(("name", "combo", "layout"), CASES)
+def _grid_key(values: Sequence[Any]) -> tuple[str, str, str]:
+    name, combo, layout = values
+    return name, _combo_id(combo), layout
+
+
+@pytest.mark.parametrize(("backend", "name", "combo", "layout"), with_backends(CASES, _grid_key))
 def test_matches_reference(name: str, combo: dict[str, DataType], layout: str, device: object, xp: object) -> None:
     run_case(name, combo, layout, device, xp)
 
@@ -172,7 +180,7 @@ for _row in BINARY_ROWS:
             IN_PLACE_CASES.append(pytest.param(_row.name, _combo, _layout, id=_case_id))
 
 
-@pytest.mark.parametrize(("name", "combo", "layout"), IN_PLACE_CASES)
+@pytest.mark.parametrize(("backend", "name", "combo", "layout"), with_backends(IN_PLACE_CASES, _grid_key))
 def test_in_place_equals_out_of_place(
     name: str, combo: dict[str, DataType], layout: str, device: object, xp: object
 ) -> None:

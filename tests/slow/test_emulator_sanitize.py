@@ -64,7 +64,10 @@ def _run_part(part: str, tmp_path: Path) -> None:
     san = sanitizer_environment()  # raises (fails the test) where the compiler has no libasan
     env.update(san, LD_PRELOAD=san["LD_PRELOAD"].replace(" ", ":"))
     cache = os.environ.get("GPUOPS_CACHE_DIR") or str(tmp_path)  # the suite's (conftest), kept between runs
-    env.update(GPUOPS_EMULATOR_SANITIZE="1", GPUOPS_CACHE_DIR=cache, GPUOPS_TEST_EMULATOR="1")
+    # The whole generated grid (gpu_grid.FULL_GRID), of which -k takes the float32 sample.
+    env.update(
+        GPUOPS_EMULATOR_SANITIZE="1", GPUOPS_CACHE_DIR=cache, GPUOPS_TEST_EMULATOR="1", GPUOPS_EMULATOR_GRID="full"
+    )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "tests"), env.get("PYTHONPATH")) if p)
     env.pop("GPUOPS_TEST_PREBUILD", None)
     plugin = ["-p", "sanitizer_sample"]  # the emulator's own tests' kernels join the batch build
