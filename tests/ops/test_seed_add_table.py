@@ -12,9 +12,11 @@ supported. "Этот оператор появился в DML_FEATURE_LEVEL_1_0"
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
+from grid_check import check_grid
 
 from descriptors import (
     DataType,
@@ -141,9 +143,8 @@ def test_operator_support_matches_seed(level: FeatureLevel) -> None:
     assert any(set(group) == set(ROLE.values()) for group in sup.same_type)
 
 
-@pytest.mark.parametrize("level", list(FeatureLevel), ids=lambda lv: lv.name)
-@pytest.mark.parametrize("dt", DML_TYPES, ids=lambda d: d.name)
-def test_validate_accepts_exactly_the_seed_types(level: FeatureLevel, dt: DataType) -> None:
+def _check_validate_types(point: tuple[FeatureLevel, DataType]) -> None:
+    level, dt = point
     lo, hi, types = seed_tier(level)["ATensor"]
     t = TensorDesc(dt, (1,) * (lo - 1) + (3,))  # a dimension count the tier accepts
     desc = ElementWiseAddOperatorDesc(t, t, t)
@@ -162,6 +163,14 @@ def test_validate_accepts_exactly_the_seed_types(level: FeatureLevel, dt: DataTy
         ]
         if later:
             assert f"needs {min(later).name} or later" in str(info.value)
+
+
+def test_validate_accepts_exactly_the_seed_types() -> None:
+    """Every DirectML data type at every feature level: accepted where the seed's tier lists it, else refused naming
+    the field and the lowest level that has it."""
+    check_grid(
+        itertools.product(FeatureLevel, DML_TYPES), _check_validate_types, lambda p: f"{p[1].name} at {p[0].name}"
+    )
 
 
 @pytest.mark.parametrize("level", list(FeatureLevel), ids=lambda lv: lv.name)

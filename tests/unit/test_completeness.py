@@ -3,24 +3,26 @@
 Adding an operator row without a reference, a descriptor class without a row, a tier
 without types for a tensor, or an extension that is not flagged as one fails here. The
 capability tiers are also checked against an independent transcription of
-docs/reference/directml.md section 2.4 (DirectML's doc tables).
+docs/reference/directml.md section 2.4 (DirectML's doc tables). Each grid of rows (x feature
+levels) is one test that lists every mismatching point (tests/grid_check.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 
 import dml_activation
 import dml_composite
 import dml_scan
 import dml_unary
-import pytest
 import test_composite_generated as composite_generated
 import test_nary_generated as nary
 import test_ops_generated as generated
 import test_reduce_generated as reduce_generated
 import test_scan_generated as scan_generated
+from grid_check import check_grid
 from opinfo import records
 from reference_composite import REFERENCES as COMPOSITE_REFERENCES
 from reference_reduce import REFERENCES as REDUCE_REFERENCES
@@ -291,8 +293,11 @@ def test_operator_type_members_and_rows_agree() -> None:
     assert len(ROW_NAMES) == len(set(ROW_NAMES))
 
 
-@pytest.mark.parametrize("name", ROW_NAMES)
-def test_descriptor_class(name: str) -> None:
+def _at_level(point: tuple[str, FeatureLevel]) -> str:
+    return f"{point[0]} at {point[1].name}"
+
+
+def _check_descriptor_class(name: str) -> None:
     row = descriptors.row_of(name)
     struct = f"DML_{name}_OPERATOR_DESC"
     assert row.struct == struct
@@ -309,6 +314,13 @@ def test_descriptor_class(name: str) -> None:
         default = BINARY if row.family == "binary" else None
         assert dml_fields == [_snake(f) for f in DML_FIELDS.get(name, default)]
     assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_descriptor_class_of_every_row() -> None:
+    """Each row's class: its struct's name, exported, a frozen dataclass with the row's fields (DirectML's, in order,
+    for DirectML's operators). One test over every row (``every_row``: tests/ops/test_out_of_tree_ops.py selects it
+    with rows added)."""
+    check_grid(ROW_NAMES, _check_descriptor_class)
 
 
 def _extension_type_ok(row: descriptors.schema.OpRow, dt: DataType) -> bool:
@@ -333,8 +345,7 @@ def _check_tiers(name: str, tiers: tuple, roles: set[str]) -> None:
         assert tier.source
 
 
-@pytest.mark.parametrize("name", ROW_NAMES)
-def test_tiers_are_complete(name: str) -> None:
+def _check_row_tiers(name: str) -> None:
     row = descriptors.row_of(name)
     roles = {f.name for f in row.tensor_fields}
     assert row.tiers
@@ -345,8 +356,11 @@ def test_tiers_are_complete(name: str) -> None:
         assert all(_extension_type_ok(row, t) for t in types), (role, types)
 
 
-@pytest.mark.parametrize("name", ROW_NAMES)
-def test_dtype_combinations_non_empty(name: str) -> None:
+def test_tiers_of_every_row_are_complete() -> None:
+    check_grid(ROW_NAMES, _check_row_tiers)
+
+
+def _check_dtype_combinations(name: str) -> None:
     combos = dtype_combinations(name, FeatureLevel.FL_6_4)
     assert combos
     plain = dtype_combinations(name, FeatureLevel.FL_6_4, extensions=False)
@@ -358,20 +372,24 @@ def test_dtype_combinations_non_empty(name: str) -> None:
         assert plain == []
 
 
+def test_dtype_combinations_of_every_row_non_empty() -> None:
+    """Every row has data-type mappings at FL_6_4; DirectML's operators have DirectML-only ones, extensions none."""
+    check_grid(ROW_NAMES, _check_dtype_combinations)
+
+
 # --- extensions are flagged ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ROW_NAMES)
-@pytest.mark.parametrize("level", list(FeatureLevel), ids=lambda lv: lv.name)
-def test_extensions_flagged(name: str, level: FeatureLevel) -> None:
+def _check_extensions_flagged(point: tuple[str, FeatureLevel]) -> None:
+    name, level = point
     is_ext_op = name not in DML_OPERATORS
     row = descriptors.row_of(name)
-    assert row.extension == is_ext_op
+    assert row.extension == is_ext_op, f"row.extension: want {is_ext_op}"
     sup = operator_support(name, level)
-    assert sup.extension == is_ext_op
+    assert sup.extension == is_ext_op, f"operator_support(...).extension: want {is_ext_op}"
     plain = operator_support(name, level, extensions=False)
     if is_ext_op:
-        assert not plain.supported
+        assert not plain.supported, "an extension operator is supported with extensions=False"
     if not sup.supported:
         return
     for t in sup.tensors:
@@ -382,8 +400,14 @@ def test_extensions_flagged(name: str, level: FeatureLevel) -> None:
         assert all(_extension_type_ok(row, d) for d in t.extension_data_types)
     if plain.supported:
         for t in plain.tensors:
-            assert t.extension_data_types == ()
-            assert t.data_types == sup.tensor(t.name).data_types
+            assert t.extension_data_types == (), f"{t.name}: extension types with extensions=False"
+            assert t.data_types == sup.tensor(t.name).data_types, f"{t.name}: DirectML's types differ per extensions"
+
+
+def test_extensions_flagged_on_every_row_at_every_level() -> None:
+    """Every row at every feature level: an extension operator is flagged and absent without extensions; DirectML's
+    tables list no extension type; the extension types are listed apart and absent without extensions."""
+    check_grid(itertools.product(ROW_NAMES, FeatureLevel), _check_extensions_flagged, _at_level)
 
 
 # --- capability tiers vs directml.md 2.4 --------------------------------------------------------
@@ -393,9 +417,8 @@ def test_every_dml_row_has_a_transcribed_table() -> None:
     assert {n for n in ROW_NAMES if n in DML_OPERATORS} - DML_REDUCTIONS == set(DML_TABLES)
 
 
-@pytest.mark.parametrize("name", sorted(DML_TABLES))
-@pytest.mark.parametrize("level", list(FeatureLevel), ids=lambda lv: lv.name)
-def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> None:
+def _check_capabilities(point: tuple[str, FeatureLevel]) -> None:
+    name, level = point
     table = DML_TABLES[name]
     tier = next((t for t in table if FeatureLevel[f"FL_{t[0]}"] <= level), None)
     sup = operator_support(name, level, extensions=False)
@@ -412,6 +435,12 @@ def test_capabilities_match_directml_tables(name: str, level: FeatureLevel) -> N
         assert t.dimension_counts == tuple(range(lo, hi + 1)), (t.name, t.dimension_counts)
         want = per_role.get(t.name, out if t.name == roles[-1] else ab)
         assert {d.name for d in t.data_types} == want, (t.name, level.name)
+
+
+def test_capabilities_match_directml_tables() -> None:
+    """Every transcribed table at every feature level: supported from its oldest tier, with that tier's dimension
+    counts and data types per tensor (extensions off)."""
+    check_grid(itertools.product(sorted(DML_TABLES), FeatureLevel), _check_capabilities, _at_level)
 
 
 # --- the tests cover every row ------------------------------------------------------------------
@@ -466,8 +495,11 @@ DML_IN_PLACE = (
 )
 
 
-@pytest.mark.parametrize("name", sorted(n for n in ROW_NAMES if n in DML_OPERATORS))
-def test_in_place_flags_match_directml(name: str) -> None:
+def _check_in_place(name: str) -> None:
     want = name.removeprefix("ELEMENT_WISE_") in DML_IN_PLACE or name in DML_IN_PLACE
-    assert descriptors.row_of(name).in_place == want
-    assert operator_support(name, FeatureLevel.FL_6_4).in_place == want
+    assert descriptors.row_of(name).in_place == want, f"row.in_place: want {want}"
+    assert operator_support(name, FeatureLevel.FL_6_4).in_place == want, f"operator_support(...).in_place: want {want}"
+
+
+def test_in_place_flags_match_directml() -> None:
+    check_grid(sorted(n for n in ROW_NAMES if n in DML_OPERATORS), _check_in_place)

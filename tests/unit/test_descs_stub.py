@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from grid_check import check_grid
 
 import descriptors
 from descriptors import ROWS, desc_class
@@ -37,11 +38,7 @@ def test_stub_is_up_to_date() -> None:
     assert stub == _gen().stub_text(), "descriptors/descs.pyi is stale: run python tools/gen_descs_stub.py --write"
 
 
-@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
-def test_stub_fields_are_the_runtime_fields(row: ElementwiseRow | ReductionRow) -> None:
-    """The stub's class lists the runtime dataclass's fields, in order, with the same
-    positional / keyword-only split and the same presence of defaults."""
-    stub = _gen().stub_text()
+def _check_stub_fields(stub: str, row: ElementwiseRow | ReductionRow) -> None:
     block = stub.split(f"class {row.class_name}(OperatorDesc):\n", 1)[1].split("\n\n@", 1)[0]
     lines = [ln.strip() for ln in block.split("    row: ClassVar[", 1)[1].splitlines()[1:] if ln.strip()]
     cls = desc_class(row.name)
@@ -53,8 +50,15 @@ def test_stub_fields_are_the_runtime_fields(row: ElementwiseRow | ReductionRow) 
         want.append(p.name + ("" if p.default is inspect.Parameter.empty else " = ..."))
     got = [ln.split(":")[0] + (" = ..." if ln.endswith(" = ...") else "") for ln in lines]
     got = ["_: dataclasses.KW_ONLY" if g == "_" else g for g in got]
-    assert got == want, row.name
-    assert [f.name for f in dataclasses.fields(cls)] == [f.name for f in row.fields]
+    assert got == want, "stub fields (want: the runtime signature's)"
+    assert [f.name for f in dataclasses.fields(cls)] == [f.name for f in row.fields], "dataclass fields vs row fields"
+
+
+def test_stub_fields_are_the_runtime_fields() -> None:
+    """Every row: the stub's class lists the runtime dataclass's fields, in order, with the same
+    positional / keyword-only split and the same presence of defaults."""
+    stub = _gen().stub_text()
+    check_grid(ROWS, lambda row: _check_stub_fields(stub, row), lambda row: row.name)
 
 
 def test_every_class_is_a_package_name() -> None:
