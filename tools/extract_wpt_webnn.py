@@ -15,7 +15,8 @@ evaluating code:
   ``NaN``, and simple arithmetic on them: unary ``+``/``-``, binary ``+ - * /``, parentheses;
 * an identifier that names a top-level ``const NAME = <literal>;`` of the same file (its literal, parsed the
   same way);
-* ``//`` and ``/* */`` comments, trailing commas.
+* ``//`` and ``/* */`` comments, trailing commas; a ``const`` ends at ``;`` or where automatic semicolon
+  insertion ends it (a line break before an identifier, a ``}`` or the end of the text).
 
 Anything else (a function call, a template string, a spread, an array hole, an unknown identifier) stops the
 script with the line and column: it refuses what it cannot read rather than guess.
@@ -80,6 +81,7 @@ class JSLiteralParser:
         self.text = text
         self.i = start
         self.resolve = resolve
+        self.prev_end = start
         self.tok = self._next()
 
     # -- errors ---------------------------------------------------------------------------------------
@@ -178,8 +180,17 @@ class JSLiteralParser:
 
     def advance(self) -> _Tok:
         tok = self.tok
+        self.prev_end = self.i  # where the token being consumed ends
         self.tok = self._next()
         return tok
+
+    def at_statement_end(self) -> bool:
+        """A ``;``, or the end JavaScript's automatic semicolon insertion gives a literal: a line break before a
+        token that cannot continue the expression (an identifier, a ``}``, the end of the text)."""
+        if self.at(";"):
+            return True
+        broken = "\n" in self.text[self.prev_end : self.tok.pos]
+        return broken and (self.tok.kind in ("ident", "eof") or self.at("}"))
 
     def expect(self, value: str) -> None:
         if self.tok.kind != "punct" or self.tok.value != value:
@@ -358,8 +369,8 @@ def parse_const(text: str, name: str) -> Any:
         busy.add(ident)
         p = JSLiteralParser(text, consts[ident], resolve)
         value = p.value()
-        if not p.at(";"):
-            raise p.fail(f"const {ident}: expected ';' after the literal")
+        if not p.at_statement_end():
+            raise p.fail(f"const {ident}: expected ';' (or a line break) after the literal")
         busy.discard(ident)
         cache[ident] = value
         return value
