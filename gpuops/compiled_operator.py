@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from descriptors import DataType, ExecutionFlags, OperatorDesc, TensorDesc
 from descriptors.schema import OpRow
 
+from . import config
 from .arrays import call
 from .binding import BindingPlan
 from .codegen import KernelSpec
@@ -137,7 +138,7 @@ class CompiledOperator:
         """Kernel launches and device-memory bytes of one ``execute`` on the CuPy backend (``gpuops.cost``): the
         kernel reads each input's distinct elements and writes the outputs once; a two-pass reduction also writes
         and reads back its partial accumulators (a split rows one in its one launch, with a ticket per row).
-        Stated on every backend."""
+        Stated on every backend, for the settings in force (``GPUOPS_CUPY_ROWS_REDUCE=0``: CuPy's two passes)."""
         desc = self.desc
         one = kernel(desc.input_tensors, desc.output_tensors)
         lowering = self.lowering
@@ -145,7 +146,8 @@ class CompiledOperator:
         if two_pass is None:
             return one
         acc = sum(dt.itemsize for _, dt in lowering.two_pass_specs[0].outputs)  # a partial accumulator's bytes
-        rows, columns = lowering.rows, lowering.columns
+        own = config.settings().own_reductions
+        rows, columns = (lowering.rows, lowering.columns) if own else (None, None)
         if rows is not None and rows.parts > 1:  # split rows: one launch; partials, and a zeroed ticket per row
             slots = rows.rows * rows.parts * acc
             return Cost(1, one.bytes_read + slots, one.bytes_written + slots + rows.rows * 4)

@@ -57,6 +57,13 @@ class Settings:
     emulator_sanitize: bool = False
     cupy_rows_reduce: bool = True
 
+    @property
+    def own_reductions(self) -> bool:
+        """Whether the CuPy backend runs reductions on gpuops' rows, columns and split kernels (``cupy_fast`` and
+        ``cupy_rows_reduce``), else CuPy's ``ReductionKernel`` (two launches for a long one): compile, graph
+        planning and ``cost()`` all ask this."""
+        return self.cupy_fast and self.cupy_rows_reduce
+
     def __post_init__(self) -> None:
         n = self.num_threads
         if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):

@@ -290,8 +290,7 @@ def _splits(graph: GraphDesc, r: int) -> bool:
     axes = tuple(sorted(int(a) for a in desc.axes))  # type: ignore[attr-defined]
     if x is None or plan_two_pass(x.sizes, x.element_strides, axes) is None:
         return False
-    wanted = config.settings()  # GPUOPS_CUPY_ROWS_REDUCE=0: CuPy's two passes for rows too
-    own = wanted.cupy_fast and wanted.cupy_rows_reduce
+    own = config.settings().own_reductions  # GPUOPS_CUPY_ROWS_REDUCE=0: CuPy's two passes for rows too
     mine = plan_rows(x.sizes, x.element_strides, y.element_strides, axes) or plan_columns(
         x.sizes, x.element_strides, y.element_strides, axes
     )

@@ -296,8 +296,7 @@ class CupyBackend:
         a long reduction)."""
         xp, key = self.xp, (self.name, *lowering.key)
         spec = lowering.reduction_spec
-        wanted = config.settings()
-        own = wanted.cupy_fast and wanted.cupy_rows_reduce
+        own = config.settings().own_reductions
         rows, columns = (lowering.rows, lowering.columns) if own else (None, None)
         if rows is not None and rows.parts > 1:  # a few long rows, each in parts: one launch
             from .cupy_rows_reduce import CupySplitRowsKernel, SplitRowsReduceRun
@@ -368,8 +367,7 @@ class CupyBackend:
             epilogue.step if epilogue is not None else None,
             epilogue.nodes if epilogue is not None else (),
         )
-        wanted = config.settings()
-        if wanted.cupy_fast and wanted.cupy_rows_reduce and (reduce.rows or reduce.columns) is not None:
+        if config.settings().own_reductions and (reduce.rows or reduce.columns) is not None:
             from .cupy_rows_reduce import fused_run
 
             return fused_run(spec, prologue, reduce, epilogue, (self.name, self._views, xp))

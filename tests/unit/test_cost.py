@@ -15,6 +15,7 @@ from helpers import sandwich_graph
 
 import gpuops
 from descriptors import DataType, ReduceFunction, TensorDesc, desc_class
+from gpuops import config
 from gpuops.cost import Cost, distinct_bytes
 
 F32, F16, I32 = DataType.FLOAT32, DataType.FLOAT16, DataType.INT32
@@ -77,6 +78,21 @@ def test_two_pass_reduction_writes_and_reads_its_partials(row: str, partial_byte
     assert partials == 2 * plan.total_parts and plan.total_parts >= 2
     assert plan.parts * plan.span <= n < (plan.parts + 1) * plan.span or plan.rest is not None
     assert c == Cost(2, 2 * n * 4 + partials * partial_bytes, out_bytes + partials * partial_bytes)
+
+
+def test_with_gpuops_reductions_off_a_long_reduction_costs_cupys_two_passes() -> None:
+    """GPUOPS_CUPY_ROWS_REDUCE=0: the split rows layout below runs as CuPy's ReductionKernel in two launches, and
+    ``cost()`` says so (the partial float32 sums written and read back once each), as the backend compiles it."""
+    n = 1 << 17
+    x, out = TensorDesc(F32, (2, n)), TensorDesc(F32, (2, 1))
+    desc = desc_class("REDUCE")(function=ReduceFunction.SUM, input_tensor=x, output_tensor=out, axes=(1,))
+    with config.override(cupy_rows_reduce=False):
+        op, c = _cost(desc)
+    plan = op.lowering.two_pass
+    assert plan is not None and op.lowering.rows is not None  # the rows kernel would split it; CuPy splits instead
+    partials = math.prod(plan.partial_sizes) * 4
+    assert c == Cost(2, 2 * n * 4 + partials, 2 * 4 + partials)
+    assert _cost(desc)[1].launches == 1  # the default: the split rows kernel
 
 
 @pytest.mark.parametrize(
