@@ -176,10 +176,12 @@ class _FusedRun:
         axes: tuple[int, ...],
         prepared: tuple[Any, ...],
         count: int,
+        plan: RowsPlan | ColumnsPlan,
         views: Views,
         xp: ModuleType,
         sizes: tuple[int, ...],
     ) -> None:
+        self.plan = plan
         self.kernel, self.xp, self.source = kernel.kernel, xp, kernel.source
         self.repack: list[Callable[[Any], Any] | None] = []
         self.steps: list[np.int64] = []
@@ -192,13 +194,18 @@ class _FusedRun:
         self.out_steps = tuple(np.int64(v) for v in (out if out is not None else self.packed_output()))
         self.out_shape, self.out_dtype = output.sizes, output.data_type.numpy_dtype
         self.args = (*prepared, np.int64(count))
+        self._launch_shape()
+
+    def _launch_shape(self) -> None:
+        """Set ``sizes``, ``grid`` and ``block`` (and ``launch_path`` for a split plan) from ``plan``."""
+        raise NotImplementedError
 
     def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
         raise NotImplementedError
 
     def workspace(self) -> tuple[Any, ...]:
-        """Arguments a launch needs new each call (a split rows launch's workspace), after the sizes."""
-        return ()
+        """Arguments a launch needs new each call (a split plan's partials and tickets), after the sizes."""
+        return split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
 
     def packed(self) -> tuple[int, ...]:
         raise NotImplementedError
@@ -228,22 +235,10 @@ class FusedRowsReduceRun(_FusedRun):
     the kernel takes a column stride only for inputs whose columns are not consecutive, :meth:`strided`)."""
 
     launch_path = "rows reduction"
+    plan: RowsPlan
 
-    def __init__(
-        self,
-        kernel: CupyRowsReduceKernel,
-        inputs: Sequence[TensorDesc],
-        output: TensorDesc,
-        axes: tuple[int, ...],
-        prepared: tuple[Any, ...],
-        count: int,
-        plan: RowsPlan,
-        views: Views,
-        xp: ModuleType,
-        sizes: tuple[int, ...],
-    ) -> None:
-        self.plan = plan
-        super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
+    def _launch_shape(self) -> None:
+        plan = self.plan
         self.sizes = (np.int64(plan.rows), np.int64(plan.cols), *self.steps, *self.out_steps)
         if plan.parts > 1:  # the split rows kernel (reduce_plan.split_rows)
             self.launch_path = "split rows reduction"
@@ -251,9 +246,6 @@ class FusedRowsReduceRun(_FusedRun):
             self.sizes += (np.int64(plan.parts), np.int64(plan.span))
         else:
             self.grid, self.block = (_blocks(plan.rows, plan.rows_per_block),), (ROWS_BLOCK,)
-
-    def workspace(self) -> tuple[Any, ...]:
-        return split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
 
     @staticmethod
     def strided(inputs: Sequence[TensorDesc], axes: tuple[int, ...]) -> tuple[bool, ...]:
@@ -283,30 +275,15 @@ class FusedColumnsReduceRun(_FusedRun):
     (``reduce_plan.column_strides``)."""
 
     launch_path = "columns reduction"
+    plan: ColumnsPlan
 
-    def __init__(
-        self,
-        kernel: CupyColumnsReduceKernel,
-        inputs: Sequence[TensorDesc],
-        output: TensorDesc,
-        axes: tuple[int, ...],
-        prepared: tuple[Any, ...],
-        count: int,
-        plan: ColumnsPlan,
-        views: Views,
-        xp: ModuleType,
-        sizes: tuple[int, ...],
-    ) -> None:
-        self.plan = plan
-        super().__init__(kernel, inputs, output, axes, prepared, count, views, xp, sizes)
+    def _launch_shape(self) -> None:
+        plan = self.plan
         self.grid, self.block = (_blocks(plan.tiles * plan.parts, 1),), (ROWS_BLOCK,)
         self.sizes = (np.int64(plan.outer), np.int64(plan.reduced), np.int64(plan.inner), *self.steps, *self.out_steps)
         if plan.parts > 1:  # the split columns kernel (reduce_plan.split_columns)
             self.launch_path = "split columns reduction"
             self.sizes += (np.int64(plan.parts), np.int64(plan.span))
-
-    def workspace(self) -> tuple[Any, ...]:
-        return split_workspace(self.xp, self.plan) if self.plan.parts > 1 else ()
 
     def strides(self, t: TensorDesc, axes: tuple[int, ...]) -> tuple[int, ...] | None:
         return column_strides(t.sizes, t.element_strides, axes)
