@@ -148,14 +148,7 @@ extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
     }}
     __syncthreads();
     if (_last) {{
-      _type_reduce _t = _type_reduce({spec.identity});
-      for (long long _k = _tid; _k < _parts; _k += {block}) {{
-        const long long* _slot = reinterpret_cast<const long long*>(_ws + (_row * _parts + _k) * 16);
-        const long long _w[2] = {{__ldcg(_slot), __ldcg(_slot + 1)}};
-        _type_reduce _b;
-        memcpy(&_b, _w, sizeof(_type_reduce));
-        _t = REDUCE(_t, _b);
-      }}
+{_combine(spec, "_tid", str(block), "_slot", "_ws + (_row * _parts + _k) * 16")}
       _sdata[_tid] = _t;
       __syncthreads();
       {tree}
@@ -235,14 +228,7 @@ def columns_kernel(
     }}
     __syncthreads();
     if (_last) {{
-      _type_reduce _t = _type_reduce({spec.identity});
-      for (long long _k = _lane; _k < _parts; _k += {lanes}) {{
-        const long long* _w8 = reinterpret_cast<const long long*>(_ws + _slot0 + _k * 16);
-        const long long _w[2] = {{__ldcg(_w8), __ldcg(_w8 + 1)}};
-        _type_reduce _b;
-        memcpy(&_b, _w, sizeof(_type_reduce));
-        _t = REDUCE(_t, _b);
-      }}
+{_combine(spec, "_lane", str(lanes), "_w8", "_ws + _slot0 + _k * 16")}
       _sdata[_tid] = _t;
       __syncthreads();
       {tree}
@@ -292,6 +278,19 @@ extern "C" __global__ void {name}({buffers}{scalars}{C_TYPES[out_dt]}* _raw_{y},
 }}
 """
     return name, source
+
+
+def _combine(spec: ReductionSpec, first: str, step: str, slot: str, address: str) -> str:
+    """The last block's loop over a split reduction's 16-byte partial slots (``_k`` from ``first`` by ``step``;
+    ``address``: slot ``_k``'s bytes), read with ``__ldcg`` (from L2: other blocks wrote them) into ``_t``."""
+    return f"""      _type_reduce _t = _type_reduce({spec.identity});
+      for (long long _k = {first}; _k < _parts; _k += {step}) {{
+        const long long* {slot} = reinterpret_cast<const long long*>({address});
+        const long long _w[2] = {{__ldcg({slot}), __ldcg({slot} + 1)}};
+        _type_reduce _b;
+        memcpy(&_b, _w, sizeof(_type_reduce));
+        _t = REDUCE(_t, _b);
+      }}"""
 
 
 def _flags(spec: ReductionSpec, strided: tuple[bool, ...] | None) -> tuple[bool, ...]:
